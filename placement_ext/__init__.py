@@ -1,0 +1,1 @@
+"""placement_ext: placement intelligence for OpenStack NFV and reservations."""

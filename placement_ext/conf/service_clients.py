@@ -1,0 +1,53 @@
+"""[heat], [nova], [placement]: how to reach each OpenStack service.
+
+Each group takes keystoneauth1's standard session, auth and adapter options
+(``auth_type = password``, ``auth_url``, ``username``, ``password``,
+``valid_interfaces``, ``region_name``, ``endpoint_override``, ...), so they
+read exactly like the same groups in nova.conf or tacker.conf. Passwords
+are secret options and never logged.
+"""
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+
+# service type in the Keystone catalog, keyed by group name
+SERVICE_TYPES = {
+    'heat': 'orchestration',
+    'nova': 'compute',
+    'placement': 'placement',
+}
+
+GROUPS = {
+    name: cfg.OptGroup(
+        name,
+        title=f'{name.capitalize()} client options',
+        help=f'Credentials and endpoint selection for the {name} '
+             f'({service_type}) API, with keystoneauth1 options.')
+    for name, service_type in SERVICE_TYPES.items()
+}
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    for name, group in GROUPS.items():
+        conf.register_group(group)
+        ks_loading.register_session_conf_options(conf, name)
+        ks_loading.register_auth_conf_options(conf, name)
+        ks_loading.register_adapter_conf_options(conf, name)
+        conf.set_default('service_type', SERVICE_TYPES[name], group=name)
+
+
+def _ks_opts(service_type: str) -> list:
+    adapter_opts = ks_loading.get_adapter_conf_options(
+        include_deprecated=False)
+    for opt in adapter_opts:
+        if opt.dest == 'service_type':
+            opt.default = service_type
+    return (ks_loading.get_session_conf_options()
+            + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_auth_plugin_conf_options('password')
+            + adapter_opts)
+
+
+def list_opts() -> dict:
+    return {group: _ks_opts(SERVICE_TYPES[name])
+            for name, group in GROUPS.items()}

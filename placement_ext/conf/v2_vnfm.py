@@ -1,0 +1,123 @@
+"""[v2_vnfm]: placement options, named as Tacker names them.
+
+Operators who already run Tacker recognise these names in ``tacker.conf``;
+the defaults match Tacker's where Tacker has the option, and the regular
+expression is widened to every insufficient-capacity text Heat and Nova
+really produce (seed 000, section 4).
+"""
+
+from oslo_config import cfg
+
+from placement_ext.conf import types
+
+GROUP = cfg.OptGroup(
+    'v2_vnfm',
+    title='VNF lifecycle management (v2) placement options',
+    help='How Grant placement constraints are built and how an '
+         'availability zone is reselected when a Heat stack create or '
+         'update fails for lack of capacity.')
+
+# Matches, anywhere in a Heat stack_status_reason or event reason:
+#   ... ResourceInError: resources.VDU1: Went to status ERROR due to
+#       "Message: No valid host was found. , Code: 500"
+#   ... "Message: No valid host was found. There are not enough hosts
+#       available., Code: 500"                        (anti-affinity)
+#   ... "Message: Exceeded maximum number of retries. Exhausted all hosts
+#       available for retrying build failures for instance <uuid>., ..."
+# including the nested form resources.VDU1-1.resources.VDU and the
+# "Resource UPDATE failed: resources.VDU1-0: Resource CREATE failed: ..."
+# form of a stack update.
+DEFAULT_AZ_RESOURCE_ERROR = (
+    r'ResourceInError: resources\.[^:]+: Went to status ERROR due to '
+    r'"Message: (No valid host was found\.|Exceeded maximum number of '
+    r'retries\. Exhausted all hosts available for retrying build failures '
+    r'for instance)')
+
+_opts = [
+    cfg.BoolOpt(
+        'placement_fallback_best_effort',
+        default=False,
+        help="""
+Default value of ``fallbackBestEffort`` in the placement constraints of a
+GrantRequest (ETSI NFV-SOL 003 v3.3.1). When true, the NFVO may relax an
+affinity or anti-affinity constraint it cannot honour and grant a best
+effort placement instead of refusing the Grant. A VNFD policy can override
+it per constraint.
+"""),
+    cfg.IntOpt(
+        'placement_az_select_retry',
+        default=0,
+        min=0,
+        help="""
+Maximum number of availability zone reselections for one lifecycle
+operation (instantiate, heal or scale out). 0 means no upper limit: zones
+are tried until no candidate is left or ``placement_az_select_timeout``
+expires. Set a limit when the cloud has many zones and a long failing
+operation is worse than an early failure.
+"""),
+    cfg.Opt(
+        'placement_az_resource_error',
+        type=types.Regex(),
+        default=DEFAULT_AZ_RESOURCE_ERROR,
+        help="""
+Regular expression (Python syntax, searched anywhere in the text) that
+classifies a Heat stack failure reason as "insufficient resources in the
+availability zone", which triggers zone reselection. Any other failure
+fails the operation at once with Heat's text. The default matches Nova's
+"No valid host was found" (with or without "There are not enough hosts
+available") and "Exceeded maximum number of retries. Exhausted all hosts
+available ...", in the plain (``resources.VDU1``) and nested
+(``resources.VDU1-1.resources.VDU``) forms of stack create and update.
+A broader pattern such as ``Resource CREATE failed:`` reselects on more
+errors at the risk of moving for a fault that a move cannot fix. An
+invalid pattern is refused at start-up.
+"""),
+    cfg.StrOpt(
+        'placement_az_select_strategy',
+        default='capacity',
+        choices=[
+            ('capacity', 'Rank candidate zones by how many instances of the '
+                         'failed VDU flavor still fit, read from Placement.'),
+            ('random', 'Pick uniformly among the candidate zones, as in the '
+                       'Tacker specification.'),
+        ],
+        help='How the next availability zone is chosen after a failure.'),
+    cfg.IntOpt(
+        'placement_az_select_timeout',
+        default=3600,
+        min=0,
+        help="""
+Overall deadline, in seconds, for one operation's zone reselection loop,
+counted from the first stack create or update. 0 disables the deadline.
+"""),
+    cfg.BoolOpt(
+        'placement_az_restrict_to_grant',
+        default=False,
+        help="""
+Restrict reselection candidates to the zones the Grant allowed. When false
+(the Tacker behaviour), every available compute zone is a candidate.
+"""),
+    cfg.IntOpt(
+        'openstack_vim_stack_create_timeout',
+        default=20,
+        min=1,
+        help='Heat ``timeout_mins`` for each stack create or update, in '
+             'minutes.'),
+    cfg.BoolOpt(
+        'enable_rollback_stack',
+        default=False,
+        help="""
+Let Heat roll back a failed stack create or update. The failure reason is
+then read from the latest failed stack event instead of
+``stack_status_reason``.
+"""),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(GROUP)
+    conf.register_opts(_opts, group=GROUP)
+
+
+def list_opts() -> dict:
+    return {GROUP: _opts}
