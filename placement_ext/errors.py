@@ -1,0 +1,13 @@
+"""Stable error codes: ``placement_ext.<noun>.<condition>``.
+
+A code is never changed or reused once released; callers (CLI, RPC
+clients, the operation record) match on these strings, not on messages.
+"""
+
+INVALID_INPUT = 'placement_ext.input.invalid'
+NOT_FOUND = 'placement_ext.resource.not_found'
+CONFLICT = 'placement_ext.resource.conflict'
+CONCURRENT_UPDATE = 'placement_ext.concurrent_update'
+SERVICE_UNAVAILABLE = 'placement_ext.service.unavailable'
+SERVICE_ERROR = 'placement_ext.service.error'
+INTERNAL = 'placement_ext.internal'

@@ -1,0 +1,79 @@
+"""One exception hierarchy: a message format, its kwargs and a stable code.
+
+Every error carries ``code`` (from :mod:`placement_ext.errors`), ``title``
+and ``detail``, the same three fields the operation record and the CLI
+show, so a failure reads the same whether it was raised in-process,
+returned over RPC or stored on an operation.
+"""
+
+from placement_ext import errors
+
+
+class PlacementExtError(Exception):
+    """Base of every placement_ext error."""
+
+    msg_fmt = 'An unknown error occurred.'
+    code = errors.INTERNAL
+    title = 'Internal error'
+
+    def __init__(self, message: str | None = None, **kwargs: object) -> None:
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError, ValueError):
+                # a wrong kwarg must not hide the original failure
+                message = f'{self.msg_fmt} ({kwargs!r})'
+        self.detail = message
+        super().__init__(message)
+
+    def to_dict(self) -> dict:
+        """Problem details as persisted on an operation and shown by CLI."""
+        return {'code': self.code, 'title': self.title, 'detail': self.detail}
+
+
+class InvalidInput(PlacementExtError):
+    """Input refused: ``field`` names what is wrong and ``reason`` why."""
+
+    msg_fmt = 'Invalid %(field)s: %(reason)s'
+    code = errors.INVALID_INPUT
+    title = 'Invalid input'
+
+    def __init__(self, message: str | None = None, *, field: str = 'input',
+                 reason: str = 'invalid value', **kwargs: object) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(message, field=field, reason=reason, **kwargs)
+
+
+class NotFound(PlacementExtError):
+    msg_fmt = '%(kind)s %(id)s could not be found.'
+    code = errors.NOT_FOUND
+    title = 'Not found'
+
+
+class Conflict(PlacementExtError):
+    msg_fmt = '%(reason)s'
+    code = errors.CONFLICT
+    title = 'Conflict'
+
+
+class ConcurrentUpdate(Conflict):
+    msg_fmt = ('%(kind)s %(id)s was changed by another writer; reload and '
+               'try again.')
+    code = errors.CONCURRENT_UPDATE
+    title = 'Concurrent update'
+
+
+class ServiceUnavailable(PlacementExtError):
+    msg_fmt = '%(service)s is unavailable: %(reason)s'
+    code = errors.SERVICE_UNAVAILABLE
+    title = 'Service unavailable'
+
+
+class ServiceError(PlacementExtError):
+    """An OpenStack service answered with an error we cannot handle."""
+
+    msg_fmt = '%(service)s failed: %(reason)s'
+    code = errors.SERVICE_ERROR
+    title = 'Service error'
