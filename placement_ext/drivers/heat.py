@@ -1,0 +1,155 @@
+"""Heat: create, update, wait for and delete stacks; read failure reasons.
+
+Talks to Heat and reports what happened; it never decides what to do about
+a failure (that is :mod:`placement_ext.decision`).
+"""
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+from heatclient import client as heat_client
+from heatclient import exc as heat_exc
+from keystoneauth1 import session as ks_session
+from oslo_log import log as logging
+
+from placement_ext import exception
+
+LOG = logging.getLogger(__name__)
+
+POLL_INTERVAL = 2.0
+STACK_GONE = ('DELETE_COMPLETE',)
+
+
+@dataclasses.dataclass(frozen=True)
+class StackOutcome:
+    """Where a stack create or update ended."""
+
+    stack_id: str
+    status: str
+    reason: str
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status.endswith('_COMPLETE') and not \
+            self.status.startswith('ROLLBACK')
+
+
+class HeatDriver:
+    """A thin python-heatclient wrapper with a deadline-bounded wait."""
+
+    def __init__(self, session: ks_session.Session, *,
+                 adapter_kwargs: dict | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = heat_client.Client(
+            '1', session=session, **(adapter_kwargs or {}))
+        self._sleep = sleep
+        self._clock = clock
+
+    def find_stack(self, name: str) -> dict | None:
+        """The stack called ``name``, or None (a resumed create reuses it)."""
+        try:
+            return self._client.stacks.get(name).to_dict()
+        except heat_exc.HTTPNotFound:
+            return None
+
+    def create_stack(self, name: str, template: dict, parameters: dict,
+                     files: dict | None = None, timeout_mins: int = 20,
+                     disable_rollback: bool = True) -> str:
+        body = self._call('create stack', self._client.stacks.create,
+                          stack_name=name, template=template,
+                          parameters=parameters, files=files or {},
+                          timeout_mins=timeout_mins,
+                          disable_rollback=disable_rollback)
+        return body['stack']['id']
+
+    def update_stack(self, stack_id: str, parameters: dict,
+                     timeout_mins: int = 20,
+                     disable_rollback: bool = True) -> None:
+        """PATCH the stack: keep its template, change only ``parameters``."""
+        self._call('update stack', self._client.stacks.update, stack_id,
+                   existing=True, parameters=parameters,
+                   timeout_mins=timeout_mins,
+                   disable_rollback=disable_rollback)
+
+    def delete_stack(self, stack_id: str) -> None:
+        try:
+            self._client.stacks.delete(stack_id)
+        except heat_exc.HTTPNotFound:
+            return
+
+    def get_stack(self, stack_id: str) -> dict:
+        stack = self._call('show stack', self._client.stacks.get, stack_id)
+        return stack.to_dict()
+
+    def wait(self, stack_id: str, action: str, deadline_s: float,
+             started_after: str | None = None) -> StackOutcome:
+        """Wait until the stack's ``action`` (CREATE, UPDATE, DELETE) ends.
+
+        ``started_after``: the stack's ``updated_time`` before an update was
+        sent; the stack still shows the previous action's status until the
+        engine starts the new one, so that status must not be taken for
+        the update's result.
+        """
+        end = self._clock() + deadline_s
+        while True:
+            stack = self._stack_or_gone(stack_id)
+            status = stack['stack_status']
+            if self._finished(stack, action, started_after):
+                return StackOutcome(stack_id, status,
+                                    stack.get('stack_status_reason') or '')
+            if self._clock() >= end:
+                raise exception.ServiceError(
+                    service='Heat',
+                    reason=f'stack {stack_id} still {status} after '
+                           f'{deadline_s:.0f} s waiting for {action}')
+            self._sleep(POLL_INTERVAL)
+
+    def latest_failure_reason(self, stack_id: str) -> str | None:
+        """The newest FAILED resource event's reason, nested stacks included.
+
+        With rollback enabled the stack ends ROLLBACK_COMPLETE and its own
+        reason no longer says why the create failed; the event does.
+        """
+        events = self._call(
+            'list stack events', self._client.events.list, stack_id,
+            filters={'resource_status': 'FAILED'}, sort_dir='desc',
+            nested_depth=3, limit=20)
+        for event in events:
+            reason = getattr(event, 'resource_status_reason', '') or ''
+            if reason and 'ResourceInError' in reason:
+                return reason
+        return next((getattr(e, 'resource_status_reason', None)
+                     for e in events), None)
+
+    def _stack_or_gone(self, stack_id: str) -> dict:
+        try:
+            return self._client.stacks.get(stack_id).to_dict()
+        except heat_exc.HTTPNotFound:
+            return {'stack_status': 'DELETE_COMPLETE', 'id': stack_id}
+
+    @staticmethod
+    def _finished(stack: dict, action: str, started_after: str | None
+                  ) -> bool:
+        status = stack['stack_status']
+        if action == 'DELETE' and status in STACK_GONE:
+            return True
+        if status.endswith('_IN_PROGRESS'):
+            return False
+        if started_after is not None and \
+                stack.get('updated_time') in (None, started_after):
+            return False
+        return status.startswith((action + '_', 'ROLLBACK_'))
+
+    @staticmethod
+    def _call(what: str, func: Callable, *args: object,
+              **kwargs: object) -> object:
+        try:
+            return func(*args, **kwargs)
+        except heat_exc.HTTPNotFound as exc:
+            raise exception.NotFound(kind='stack', id=str(args[:1] or ''),
+                                     message=f'Heat: {what}: {exc}')
+        except heat_exc.HTTPException as exc:
+            raise exception.ServiceError(service='Heat',
+                                         reason=f'{what}: {exc}')
