@@ -1,0 +1,238 @@
+"""The transaction factory: one :class:`Database` per service, no globals.
+
+Usage::
+
+    db = Database(conf)
+    with db.writer() as session:
+        hosts = lock_computehosts(session, host_ids)
+        ...                       # read capacity, insert allocations
+        compare_and_swap(session, models.Lease, lease_id, seen_generation)
+
+``reader()`` and ``writer()`` yield a SQLAlchemy 2 ``Session`` inside a
+transaction that commits when the block ends and rolls back when it
+raises. Opening one inside another in the same thread joins the outer
+transaction (like oslo.db's enginefacade), so object-layer functions can
+each open ``db.writer()`` and still compose into one transaction; a writer
+inside a reader is refused.
+
+Writers serialise on the capacity they read:
+
+* SQLite: every writer transaction starts with ``BEGIN IMMEDIATE``, so
+  only one writer (in any process) runs at a time; readers still proceed.
+* MySQL/MariaDB and PostgreSQL: callers lock the rows their decision
+  depends on with ``SELECT ... FOR UPDATE`` through :func:`lock_rows` /
+  :func:`lock_computehosts`, before inserting rows that reference them
+  (an insert takes a shared lock on the parent row; upgrading it later
+  can deadlock). Writers run at READ COMMITTED (PostgreSQL's default, set
+  explicitly on MySQL), so reads made after the lock is granted see
+  everything committed before it, even if the transaction read something
+  earlier. Retry deadlocks with
+  ``oslo_db.api.wrap_db_retry(retry_on_deadlock=True)`` around the whole
+  writer block.
+
+The same code runs on all three backends (``lock_rows`` is a plain
+SELECT on SQLite, where the writer already holds the database lock).
+
+Engines come from oslo.db (``engines.create_engine``: ``[database]``
+options, SQLite pragmas, MySQL sql_mode, DBError translation). oslo.db's
+enginefacade is not used: it is built around a module-level transaction
+context, and it cannot start SQLite writers with BEGIN IMMEDIATE.
+"""
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterable
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+from oslo_config import cfg
+from oslo_db.sqlalchemy import engines
+from sqlalchemy import event
+from sqlalchemy import orm
+
+from placement_ext import exception
+from placement_ext.conf import paths
+from placement_ext.db import models
+
+# Execution option marking connections that belong to writer sessions.
+_WRITER_OPTION = 'placement_ext_writer'
+# Session.info key: True in writer sessions, False in reader sessions.
+_WRITER_INFO = 'placement_ext_writer'
+# [database] options (oslo.db's) passed on to its create_engine().
+_ENGINE_OPTIONS = (
+    'sqlite_synchronous', 'mysql_sql_mode', 'mysql_wsrep_sync_wait',
+    'connection_recycle_time', 'connection_debug', 'max_pool_size',
+    'max_overflow', 'pool_timeout', 'connection_trace', 'max_retries',
+    'retry_interval', 'connection_parameters')
+
+
+class Database:
+    """Engine plus reader/writer session factories for one ConfigOpts.
+
+    :param conf: a ConfigOpts with placement_ext's options registered
+        (``placement_ext.conf.register_opts``); ``[database]`` holds
+        oslo.db's options. The engine is created (and the connection
+        tested, with ``[database] max_retries``) at construction.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        self.conf = conf
+        self.engine = _create_engine(conf)
+        writer_options: dict = {_WRITER_OPTION: True}
+        if self.engine.dialect.name in ('mysql', 'mariadb'):
+            writer_options['isolation_level'] = 'READ COMMITTED'
+        self._reader = orm.sessionmaker(
+            bind=self.engine, expire_on_commit=False)
+        self._writer = orm.sessionmaker(
+            bind=self.engine.execution_options(**writer_options),
+            expire_on_commit=False)
+        self._local = threading.local()
+
+    @property
+    def backend(self) -> str:
+        """``sqlite``, ``mysql`` (MariaDB too) or ``postgresql``."""
+        return self.engine.dialect.name
+
+    def dispose(self) -> None:
+        """Close pooled connections (tests, and after a fork)."""
+        self.engine.dispose()
+
+    def reader(self) -> contextlib.AbstractContextManager[orm.Session]:
+        """A read transaction; joins an enclosing reader or writer."""
+        return self._transaction(writer=False)
+
+    def writer(self) -> contextlib.AbstractContextManager[orm.Session]:
+        """A write transaction; joins an enclosing writer."""
+        return self._transaction(writer=True)
+
+    @contextlib.contextmanager
+    def _transaction(self, writer: bool) -> Iterator[orm.Session]:
+        outer = getattr(self._local, 'session', None)
+        if outer is not None:
+            if writer and not outer.info[_WRITER_INFO]:
+                raise RuntimeError(
+                    'Cannot open a writer transaction inside a reader '
+                    'transaction; open the writer first.')
+            yield outer
+            return
+        session = self._writer() if writer else self._reader()
+        session.info[_WRITER_INFO] = writer
+        self._local.session = session
+        try:
+            with session.begin():
+                yield session
+        finally:
+            self._local.session = None
+            session.close()
+
+
+def _create_engine(conf: cfg.ConfigOpts) -> sa.Engine:
+    db = conf.database
+    url = sa.make_url(db.connection)
+    if url.get_backend_name() == 'sqlite':
+        _prepare_sqlite_path(conf, url)
+    engine = engines.create_engine(
+        db.connection, sqlite_fk=True, logging_name='placement_ext',
+        **{name: db[name] for name in _ENGINE_OPTIONS})
+    if engine.dialect.name == 'sqlite':
+        event.listen(engine, 'begin', _sqlite_begin_immediate)
+    return engine
+
+
+def _prepare_sqlite_path(conf: cfg.ConfigOpts, url: sa.URL) -> None:
+    """Create the directory of a file database (default: state_path)."""
+    if not url.database or url.database == ':memory:':
+        return
+    directory = os.path.dirname(os.path.abspath(url.database))
+    if directory == os.path.abspath(conf.state_path):
+        paths.state_path(conf)
+    else:
+        os.makedirs(directory, exist_ok=True)
+
+
+def _sqlite_begin_immediate(conn: sa.Connection) -> None:
+    """Start SQLite writer transactions with BEGIN IMMEDIATE.
+
+    A plain (deferred) BEGIN takes the write lock only at the first write,
+    so two writers could both read the same free capacity and then both
+    insert. IMMEDIATE takes the lock before the first read.
+    """
+    if not conn.get_execution_options().get(_WRITER_OPTION):
+        return
+    dbapi_connection = conn.connection.driver_connection
+    # NOTE: oslo.db's own 'begin' listener (registered by
+    # engines.create_engine, so run before this one) has already emitted a
+    # deferred BEGIN. Nothing ran in it yet, so replacing it costs nothing.
+    # test_api checks the lock is really taken.
+    if dbapi_connection.in_transaction:
+        dbapi_connection.execute('ROLLBACK')
+    dbapi_connection.execute('BEGIN IMMEDIATE')
+    # oslo.db's marker: a transaction is open (cleared at commit/rollback).
+    conn.info['in_transaction'] = True
+
+
+def is_writer(session: orm.Session) -> bool:
+    """True if ``session`` belongs to a :meth:`Database.writer` block."""
+    return bool(session.info.get(_WRITER_INFO))
+
+
+def lock_rows(session: orm.Session, model: type[models.Base],
+              ids: Iterable) -> list:
+    """Lock the rows of ``model`` with these ids until the transaction ends.
+
+    Rows are locked in id order so concurrent writers locking overlapping
+    sets cannot deadlock, and re-read (``populate_existing``) so the
+    returned objects show the latest committed values. On MySQL/MariaDB
+    and PostgreSQL this is ``SELECT ... FOR UPDATE``; SQLite has no row
+    locks and relies on the writer's ``BEGIN IMMEDIATE`` instead.
+
+    Missing ids are simply absent from the result; compare lengths to
+    detect them.
+
+    :raises RuntimeError: if ``session`` is not a writer session.
+    """
+    if not is_writer(session):
+        raise RuntimeError('lock_rows() needs a Database.writer() session.')
+    stmt = (sa.select(model)
+            .where(model.id.in_(sorted(set(ids))))
+            .order_by(model.id)
+            .with_for_update()
+            .execution_options(populate_existing=True))
+    return list(session.scalars(stmt))
+
+
+def lock_computehosts(session: orm.Session,
+                      host_ids: Iterable[int]) -> list[models.ComputeHost]:
+    """Lock these compute hosts before reading or changing their capacity.
+
+    Call it before reading allocations that a new reservation's decision
+    depends on: two writers creating leases on the same host then run one
+    after the other, so they cannot both take the last slot.
+    """
+    return lock_rows(session, models.ComputeHost, host_ids)
+
+
+def compare_and_swap(session: orm.Session, model: type[models.Base],
+                     row_id: object, seen_generation: int,
+                     **values: object) -> int:
+    """Bump ``generation`` (and set ``values``) only if nobody else did.
+
+    Runs ``UPDATE ... SET generation = seen + 1 WHERE id = :id AND
+    generation = :seen``, like placement's resource provider generation.
+    Call it in the writer transaction that changes the row or its
+    children, with the generation the caller read (or the client echoed).
+
+    :returns: the new generation.
+    :raises placement_ext.exception.ConcurrentUpdate: if the row is gone
+        or its generation is no longer ``seen_generation``.
+    """
+    new_generation = seen_generation + 1
+    stmt = (sa.update(model)
+            .where(model.id == row_id, model.generation == seen_generation)
+            .values(generation=new_generation, **values)
+            .execution_options(synchronize_session='evaluate'))
+    result = session.execute(stmt)
+    if result.rowcount != 1:
+        raise exception.ConcurrentUpdate(kind=model.__tablename__, id=row_id)
+    return new_generation

@@ -1,0 +1,39 @@
+"""``db.api`` transactions, integrity rules and compare-and-swap on
+MariaDB and PostgreSQL (the same tests as the SQLite unit tests)."""
+
+import sqlalchemy as sa
+
+from placement_ext.tests.unit.db import test_api as unit
+
+
+class TestDatabaseMySQL(unit.TestDatabase):
+    BACKEND = 'mysql'
+
+    def test_writers_read_committed_readers_keep_the_default(self):
+        # a writer must see rows committed while it waited for a lock,
+        # even after reading something earlier in its transaction
+        query = sa.text('SELECT @@tx_isolation')
+        with self.db.writer() as session:
+            self.assertEqual('READ-COMMITTED', session.scalar(query))
+        with self.db.reader() as session:
+            self.assertEqual('REPEATABLE-READ', session.scalar(query))
+
+
+class TestDatabasePostgreSQL(unit.TestDatabase):
+    BACKEND = 'postgresql'
+
+
+class TestCompareAndSwapMySQL(unit.TestCompareAndSwap):
+    BACKEND = 'mysql'
+
+
+class TestCompareAndSwapPostgreSQL(unit.TestCompareAndSwap):
+    BACKEND = 'postgresql'
+
+
+class TestLockRowsMySQL(unit.TestLockRows):
+    BACKEND = 'mysql'
+
+
+class TestLockRowsPostgreSQL(unit.TestLockRows):
+    BACKEND = 'postgresql'

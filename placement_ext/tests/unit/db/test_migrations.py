@@ -1,0 +1,125 @@
+"""Migrations walk up and down, and agree with the models.
+
+``MigrationChecks`` holds the checks; ``TestMigrationsSQLite`` runs them
+on a SQLite file and the functional suite on MariaDB and PostgreSQL.
+"""
+
+import sqlalchemy as sa
+import testtools
+from alembic import script as alembic_script
+from oslo_db.sqlalchemy import test_migrations
+
+from placement_ext.db import migration
+from placement_ext.db import models
+from placement_ext.tests.fixtures import database as db_fixture
+
+# Identifier limit of PostgreSQL (63) and MySQL (64).
+MAX_NAME_LENGTH = 63
+_PREFIXES = {'index': ('ix_', 'uq_'), 'unique': ('uq_',),
+             'foreign key': ('fk_',), 'check': ('ck_',)}
+
+
+def revisions() -> list[tuple[str, str]]:
+    """(revision, previous revision or 'base'), oldest first."""
+    script = alembic_script.ScriptDirectory.from_config(
+        migration.alembic_cfg())
+    walk = list(script.walk_revisions('base', 'heads'))
+    return [(rev.revision, rev.down_revision or 'base')
+            for rev in reversed(walk)]
+
+
+class MigrationChecks(test_migrations.ModelsMigrationsSync):
+    """Checks for one backend; set BACKEND in the TestCase subclass.
+
+    test_models_sync (from oslo.db) compares the schema built by the
+    migrations with models.py using alembic autogenerate.
+    """
+
+    BACKEND = 'sqlite'
+
+    def setUp(self):
+        super().setUp()
+        self.database = db_fixture.use_database(self, self.BACKEND,
+                                                migrate=False)
+        self.conf = self.database.conf
+
+    # ModelsMigrationsSync interface
+    def get_engine(self):
+        return self.database.db.engine
+
+    def get_metadata(self):
+        return models.Base.metadata
+
+    def db_sync(self, engine):
+        migration.upgrade(self.conf, database=self.database.db)
+
+    def include_object(self, object_, name, type_, reflected, compare_to):
+        return not (type_ == 'table' and name == 'alembic_version')
+
+    # helpers
+    def _version(self):
+        return migration.version(self.conf, database=self.database.db)
+
+    def _tables(self) -> set[str]:
+        return set(sa.inspect(self.get_engine()).get_table_names())
+
+    # checks
+    def test_walk_every_revision_up_and_down(self):
+        for revision, previous in revisions():
+            migration.upgrade(self.conf, revision, database=self.database.db)
+            self.assertEqual(revision, self._version())
+            # each downgrade undoes its upgrade and can be redone
+            migration.downgrade(self.conf, previous,
+                                database=self.database.db)
+            migration.upgrade(self.conf, revision, database=self.database.db)
+        self.assertEqual(migration.head(), self._version())
+        self.assertEqual(set(models.Base.metadata.tables) |
+                         {'alembic_version'}, self._tables())
+        migration.downgrade(self.conf, 'base', database=self.database.db)
+        self.assertIsNone(self._version())
+        self.assertEqual({'alembic_version'}, self._tables())
+
+    def test_every_constraint_and_index_is_named(self):
+        self.db_sync(self.get_engine())
+        inspector = sa.inspect(self.get_engine())
+        for table in models.Base.metadata.tables:
+            found = {
+                'index': inspector.get_indexes(table),
+                'unique': inspector.get_unique_constraints(table),
+                'foreign key': inspector.get_foreign_keys(table),
+                'check': [c for c in inspector.get_check_constraints(table)
+                          # MariaDB's own json_valid() checks on JSON
+                          if 'json_valid' not in c['sqltext']],
+            }
+            for kind, items in found.items():
+                for item in items:
+                    name = item['name']
+                    self.assertIsNotNone(name, f'{table}: unnamed {kind}')
+                    self.assertTrue(name.startswith(_PREFIXES[kind]),
+                                    f'{table}: {kind} {name}')
+                    self.assertLessEqual(len(name), MAX_NAME_LENGTH, name)
+
+    def test_check_constraints_exist(self):
+        # alembic autogenerate does not compare CHECK constraints
+        self.db_sync(self.get_engine())
+        inspector = sa.inspect(self.get_engine())
+        for table in models.Base.metadata.sorted_tables:
+            expected = {c.name for c in table.constraints
+                        if isinstance(c, sa.CheckConstraint)}
+            found = {c['name']
+                     for c in inspector.get_check_constraints(table.name)}
+            self.assertLessEqual(expected, found, table.name)
+
+
+class TestMigrationsSQLite(MigrationChecks, testtools.TestCase):
+    pass
+
+
+class TestRevisions(testtools.TestCase):
+
+    def test_history_is_linear(self):
+        # migration.head() raises on several heads
+        self.assertEqual(revisions()[-1][0], migration.head())
+
+    def test_first_revision_starts_from_base(self):
+        self.assertEqual('base', revisions()[0][1])
