@@ -1,0 +1,15 @@
+"""Wiring of the conductor: its endpoint on ``[conductor] topic``."""
+
+import oslo_messaging
+from oslo_config import cfg
+
+from placement_ext import service
+from placement_ext.conductor import manager
+
+
+def create_service(conf: cfg.ConfigOpts,
+                   transport: oslo_messaging.Transport, host: str,
+                   database: object = None) -> service.RPCService:
+    """Build (not start) the conductor service: a ServiceFactory."""
+    endpoint = manager.ConductorManager(conf, host, database)
+    return service.for_endpoint(conf, transport, host, endpoint)

@@ -1,0 +1,67 @@
+"""JSON Schema validation of RPC arguments, as a decorator on endpoints.
+
+oslo.messaging calls an endpoint method as ``method(context, **args)``
+with whatever keyword arguments the caller sent. Validating them at the
+edge, once, keeps endpoint bodies free of checks and turns a bad call
+(wrong type, missing field, unknown argument) into
+:class:`~placement_ext.exception.InvalidInput` naming the field, which
+the caller receives as the same class, instead of a ``TypeError`` deep
+in the server. Errors are described by
+:func:`placement_ext.schemas.validate.validate`, as for every other
+document we validate.
+"""
+
+import functools
+import inspect
+from collections.abc import Callable
+
+import jsonschema
+
+from placement_ext.schemas import validate as schema_validate
+
+
+def schema(args_schema: dict) -> Callable:
+    """Validate an endpoint method's keyword arguments against a schema.
+
+    ``args_schema`` describes the arguments as one JSON object: a property
+    per argument, ``required`` for those without a default, and
+    ``additionalProperties: False`` so an unknown argument is refused
+    here rather than by Python. The schema is checked, and compared with
+    the method's signature, when the module is imported, so the two
+    cannot drift apart unnoticed.
+
+    :raises: InvalidInput (at call time) naming the first bad field.
+    """
+    _check_schema(args_schema)
+
+    def decorator(func: Callable) -> Callable:
+        _check_signature(func, args_schema)
+
+        @functools.wraps(func)
+        def wrapper(self: object, context: object, **kwargs: object) -> object:
+            schema_validate.validate(args_schema, kwargs, 'arguments')
+            return func(self, context, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def _check_schema(args_schema: dict) -> None:
+    if args_schema.get('type') != 'object' or \
+            args_schema.get('additionalProperties') is not False:
+        raise TypeError('an RPC argument schema must be an object schema '
+                        'with additionalProperties: False')
+    jsonschema.validators.validator_for(
+        args_schema, default=jsonschema.Draft202012Validator,
+    ).check_schema(args_schema)
+
+
+def _check_signature(func: Callable, args_schema: dict) -> None:
+    """The schema's properties must be exactly the method's arguments."""
+    params = list(inspect.signature(func).parameters)[2:]  # self, context
+    properties = set(args_schema.get('properties', {}))
+    if properties != set(params):
+        raise TypeError(
+            f'schema of {func.__qualname__} describes {sorted(properties)} '
+            f'but the method takes {sorted(params)}')
