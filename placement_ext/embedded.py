@@ -7,7 +7,6 @@ runs them in its own threads for as long as it needs them.
 """
 
 import contextlib
-import socket
 from collections.abc import Iterator
 
 import oslo_messaging
@@ -38,7 +37,7 @@ def embedded_services(
         transport = rpc.get_transport(conf)
     try:
         services = service.launch(conf, transport, FACTORIES,
-                                  host or socket.gethostname())
+                                  host or conf.host)
         try:
             yield transport
         finally:

@@ -9,7 +9,6 @@ inside another program (:mod:`placement_ext.embedded`).
 
 import re
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -24,6 +23,8 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
+from placement_ext.db import api as db_api
+from placement_ext.db import migration as db_migration
 
 LOG = logging.getLogger(__name__)
 
@@ -142,9 +143,8 @@ def launch(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
     This is the one place where a process builds its services, so what
     every endpoint needs from the process is created here, once.
     """
-    # NOTE: the database the endpoints share (Endpoint.database). Wiring
-    # the DB layer is this one line: ``database = db_api.Database(conf)``.
-    database = None
+    database = db_api.Database(conf)
+    db_migration.ensure_current(conf, database)
     services = [factory(conf, transport, host, database)
                 for factory in factories]
     started = []
@@ -283,7 +283,7 @@ def run_service(prog: str, factory: ServiceFactory,
                     'service; set transport_url to a message broker',
                     conf.transport_url)
     try:
-        services = launch(conf, transport, [factory], socket.gethostname())
+        services = launch(conf, transport, [factory], conf.host)
     except Exception as exc:
         # typically the broker refusing us (credentials, vhost): one line
         # for the operator (oslo.log appends the error), the traceback

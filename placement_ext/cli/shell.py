@@ -19,7 +19,7 @@ from placement_ext import service
 from placement_ext.cli import common
 
 # loggers of the services run in-process with transport_url = fake://
-_SERVICE_LOGGERS = ('placement_ext', 'oslo_messaging')
+_SERVICE_LOGGERS = ('placement_ext', 'oslo_messaging', 'alembic')
 
 
 class PlacementExtApp(app.App):

@@ -1,5 +1,7 @@
 """[conductor] and [manager]: the RPC services of placement_ext."""
 
+import socket
+
 from oslo_config import cfg
 
 CONDUCTOR = cfg.OptGroup(
@@ -10,6 +12,13 @@ MANAGER = cfg.OptGroup(
     'manager', title='Reservation manager service',
     help='The placement-ext-manager service, which manages reservation '
          'hosts and leases through Placement.')
+
+_default_opts = [
+    cfg.StrOpt('host', default=socket.gethostname(),
+               sample_default='<the machine\'s host name>',
+               help='Name of this service host: the RPC server name and '
+                    'what operation records and logs show.'),
+]
 
 _conductor_opts = [
     cfg.StrOpt('topic', default='placement_ext_conductor',
@@ -26,6 +35,7 @@ _manager_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(_default_opts)
     conf.register_group(CONDUCTOR)
     conf.register_opts(_conductor_opts, group=CONDUCTOR)
     conf.register_group(MANAGER)
@@ -33,4 +43,5 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 
 
 def list_opts() -> dict:
-    return {CONDUCTOR: _conductor_opts, MANAGER: _manager_opts}
+    return {'DEFAULT': _default_opts, CONDUCTOR: _conductor_opts,
+            MANAGER: _manager_opts}

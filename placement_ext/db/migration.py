@@ -18,6 +18,7 @@ from alembic import migration as alembic_migration
 from alembic import script as alembic_script
 from oslo_config import cfg
 
+from placement_ext import exception
 from placement_ext.db import api
 
 ALEMBIC_INI = os.path.join(os.path.dirname(__file__), 'alembic.ini')
@@ -122,3 +123,23 @@ def version(conf: cfg.ConfigOpts, *,
     finally:
         if owned:
             database.dispose()
+
+
+def ensure_current(conf: cfg.ConfigOpts, database: api.Database) -> None:
+    """Make sure a service starts on the current schema.
+
+    The embedded SQLite database is upgraded in place, so a newcomer needs
+    no set-up step. A server database is the operator's: a service refuses
+    to start on a stale schema rather than migrate it behind their back.
+
+    :raises exception.ServiceUnavailable: the schema is not at head.
+    """
+    if database.backend == 'sqlite':
+        upgrade(conf, database=database)
+        return
+    current, wanted = version(conf, database=database), head()
+    if current != wanted:
+        raise exception.ServiceUnavailable(
+            service='database',
+            reason=f'schema is at {current or "nothing"}, this release '
+                   f'needs {wanted}: run "placement-ext-manage db sync"')
