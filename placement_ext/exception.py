@@ -77,3 +77,9 @@ class ServiceError(PlacementExtError):
     msg_fmt = '%(service)s failed: %(reason)s'
     code = errors.SERVICE_ERROR
     title = 'Service error'
+
+
+class GrantRefused(PlacementExtError):
+    msg_fmt = 'Grant refused: %(reason)s'
+    code = errors.GRANT_REFUSED
+    title = 'Grant refused'

@@ -28,8 +28,9 @@ def main() -> int:
         return 0
     sys.stdout.writelines(difflib.unified_diff(
         old, new, 'checked-in sample', 'generated now'))
+    generator_conf = GENERATOR_CONF.relative_to(ROOT)
     print(f'\n{SAMPLE.relative_to(ROOT)} is stale: run "tox -e genconfig" '
-          f'(or oslo-config-generator --config-file {GENERATOR_CONF.relative_to(ROOT)}) '
+          f'(or oslo-config-generator --config-file {generator_conf}) '
           'and commit the result.', file=sys.stderr)
     return 1
 

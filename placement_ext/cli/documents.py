@@ -1,0 +1,51 @@
+"""JSON documents in and out of the offline (dry-run) commands.
+
+* :func:`load_json`: read a ``--request``/``--input`` FILE (``-`` for
+  stdin); a missing file or bad JSON is InvalidInput naming the option.
+* :func:`as_columns`: a document as cliff ``ShowOne`` columns whose values
+  stay native, so ``-f json`` (and ``-f yaml``) print exactly the
+  document, while ``-f table`` shows nested values as compact JSON.
+"""
+
+import json
+import sys
+
+from cliff import columns
+
+from placement_ext import exception
+
+
+class JsonValue(columns.FormattableColumn):
+    """A nested JSON value: native for json/yaml, JSON text for tables."""
+
+    def human_readable(self) -> str:
+        return json.dumps(self._value, sort_keys=False)
+
+    def machine_readable(self) -> object:
+        return self._value
+
+
+def load_json(path: str, option: str) -> object:
+    """The JSON document in ``path`` (``-``: standard input).
+
+    :raises InvalidInput: field ``option``, when unreadable or not JSON.
+    """
+    try:
+        if path == '-':
+            return json.load(sys.stdin)
+        with open(path, encoding='utf-8') as stream:
+            return json.load(stream)
+    except OSError as exc:
+        raise exception.InvalidInput(
+            field=option, reason=f'cannot read {path!r}: {exc.strerror}')
+    except ValueError as exc:
+        raise exception.InvalidInput(
+            field=option, reason=f'{path!r} is not JSON: {exc}')
+
+
+def as_columns(document: dict) -> tuple[tuple, tuple]:
+    """(names, values) of a ShowOne whose output is ``document``."""
+    names = tuple(document)
+    values = tuple(JsonValue(value) if isinstance(value, (dict, list))
+                   else value for value in document.values())
+    return names, values

@@ -1,0 +1,190 @@
+"""Search a placement of new resources on hosts that keeps given rules.
+
+The engine under :mod:`placement_ext.decision.grant_evaluator`: a
+depth-first search with backtracking over (zone, host) slots, checking
+host capacity and affinity/anti-affinity rules at any scope as each
+resource is placed, and pruning a branch as soon as an anti-affinity rule
+needs more distinct scope instances than remain.
+
+Deterministic: resources are placed in the order given; the slots for a
+resource are tried by (soft-rule violations it adds, then most room left
+for its flavour, i.e. spread, then zone order, then host order). Bounded:
+each search spends nodes from a shared :class:`Budget` and raises
+:class:`BudgetExhausted` when it is spent, so a pathological request
+costs a known amount of work.
+"""
+
+import dataclasses
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from placement_ext.sol import enums
+
+_UNBOUNDED = 1 << 30
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """One host, where it lies, and its coarser scopes."""
+
+    zone: str
+    host: str | None
+    zone_group: str | None = None
+    nfvi_pop: str | None = None
+
+    def key(self, scope: str) -> object:
+        """The instance of ``scope`` this slot belongs to."""
+        if scope == enums.ZONE:
+            return self.zone
+        if scope == enums.ZONE_GROUP:
+            return self.zone_group or self.zone
+        if scope == enums.NFVI_POP:
+            return self.nfvi_pop
+        return (self.zone, self.host)  # NFVI_NODE, CIS_NODE
+
+
+@dataclasses.dataclass(frozen=True)
+class Item:
+    """A new resource to place and what one instance of it consumes."""
+
+    id: str
+    demand: Mapping[str, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """A placement constraint in search terms (members: resource ids)."""
+
+    index: int
+    affinity: bool
+    scope: str
+    members: tuple[str, ...]
+
+
+class BudgetExhausted(Exception):
+    """The shared search budget is spent."""
+
+
+class Budget:
+    def __init__(self, nodes: int) -> None:
+        self.left = nodes
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise BudgetExhausted()
+
+
+def clashes(rule: Rule, location: Mapping[str, Slot]) -> int:
+    """Number of member pairs, among placed members, that break ``rule``."""
+    keys = [location[m].key(rule.scope) for m in rule.members
+            if m in location]
+    if rule.affinity:
+        return sum(1 for key in keys[1:] if key != keys[0])
+    return len(keys) - len(set(keys))
+
+
+def room(free: Mapping[str, int], demand: Mapping[str, int]) -> int:
+    """How many instances of ``demand`` fit in ``free``."""
+    counts = [free.get(rc, 0) // amount
+              for rc, amount in demand.items() if amount > 0]
+    return min(counts) if counts else _UNBOUNDED
+
+
+class Search:
+    """One search: items onto slots keeping ``rules``, avoiding ``soft``.
+
+    :param fixed: where allocated resources are (they use no capacity).
+    """
+
+    def __init__(self, slots: Sequence[Slot], free: Mapping[Slot, Mapping],
+                 items: Sequence[Item], fixed: Mapping[str, Slot],
+                 rules: Sequence[Rule], soft: Sequence[Rule] = ()) -> None:
+        self._slots = list(slots)
+        self._free = {slot: dict(free[slot]) for slot in slots}
+        self._items = list(items)
+        self._location = dict(fixed)
+        self._rules = list(rules)
+        self._soft = list(soft)
+        self._rules_of = {item.id: [r for r in self._rules
+                                    if item.id in r.members]
+                          for item in items}
+        self._soft_of = {item.id: [r for r in self._soft
+                                   if item.id in r.members]
+                         for item in items}
+        self._anti = [r for r in self._rules if not r.affinity]
+
+    def run(self, budget: Budget) -> dict[str, Slot] | None:
+        """A placement of every item, or None when there is none."""
+        if any(clashes(rule, self._location) for rule in self._rules):
+            return None  # allocated resources already break a rule
+        if self._place(0, budget):
+            return {item.id: self._location[item.id] for item in self._items}
+        return None
+
+    def _place(self, position: int, budget: Budget) -> bool:
+        if position == len(self._items):
+            return True
+        budget.spend()
+        if not self._anti_still_possible(position):
+            return False
+        item = self._items[position]
+        for slot in self._candidates(item):
+            self._take(item, slot)
+            if self._place(position + 1, budget):
+                return True
+            self._release(item, slot)
+        return False
+
+    def _candidates(self, item: Item) -> list[Slot]:
+        ranked = []
+        for order, slot in enumerate(self._slots):
+            left = room(self._free[slot], item.demand)
+            if left < 1 or not self._keeps_rules(item, slot):
+                continue
+            penalty = sum(self._added_clashes(rule, item, slot)
+                          for rule in self._soft_of[item.id])
+            ranked.append((penalty, -left, order, slot))
+        ranked.sort(key=lambda entry: entry[:3])
+        return [entry[3] for entry in ranked]
+
+    def _keeps_rules(self, item: Item, slot: Slot) -> bool:
+        return not any(self._added_clashes(rule, item, slot)
+                       for rule in self._rules_of[item.id])
+
+    def _added_clashes(self, rule: Rule, item: Item, slot: Slot) -> int:
+        key = slot.key(rule.scope)
+        placed = [self._location[m].key(rule.scope) for m in rule.members
+                  if m != item.id and m in self._location]
+        if rule.affinity:
+            return sum(1 for other in placed if other != key)
+        return sum(1 for other in placed if other == key)
+
+    def _anti_still_possible(self, position: int) -> bool:
+        """Each anti-affinity rule has enough unused scope instances with
+        room for its members still to be placed."""
+        pending = {item.id: item for item in self._items[position:]}
+        for rule in self._anti:
+            waiting = [pending[m] for m in rule.members if m in pending]
+            if not waiting:
+                continue
+            used = {self._location[m].key(rule.scope) for m in rule.members
+                    if m in self._location}
+            open_keys = {slot.key(rule.scope) for slot in self._slots
+                         if any(room(self._free[slot], w.demand) > 0
+                                for w in waiting)} - used
+            if len(waiting) > len(open_keys):
+                return False
+        return True
+
+    def _take(self, item: Item, slot: Slot) -> None:
+        free = self._free[slot]
+        for rc, amount in item.demand.items():
+            free[rc] = free.get(rc, 0) - amount
+        self._location[item.id] = slot
+
+    def _release(self, item: Item, slot: Slot) -> None:
+        free = self._free[slot]
+        for rc, amount in item.demand.items():
+            free[rc] += amount
+        del self._location[item.id]
