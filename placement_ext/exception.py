@@ -83,3 +83,19 @@ class GrantRefused(PlacementExtError):
     msg_fmt = 'Grant refused: %(reason)s'
     code = errors.GRANT_REFUSED
     title = 'Grant refused'
+
+
+class StackFailed(PlacementExtError):
+    """Heat failed a stack for a reason another zone cannot fix."""
+
+    msg_fmt = 'Stack %(stack)s failed: %(reason)s'
+    code = errors.STACK_FAILED
+    title = 'Stack failed'
+
+
+class ZonesExhausted(PlacementExtError):
+    """Zone reselection ran out of zones, attempts or time."""
+
+    msg_fmt = '%(reason)s'
+    code = errors.ZONES_EXHAUSTED
+    title = 'No availability zone left'

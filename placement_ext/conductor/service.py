@@ -12,4 +12,6 @@ def create_service(conf: cfg.ConfigOpts,
                    database: object = None) -> service.RPCService:
     """Build (not start) the conductor service: a ServiceFactory."""
     endpoint = manager.ConductorManager(conf, host, database)
-    return service.for_endpoint(conf, transport, host, endpoint)
+    svc = service.for_endpoint(conf, transport, host, endpoint)
+    svc.add_startup_task('resume-operations', endpoint.resume_interrupted)
+    return svc

@@ -73,6 +73,13 @@ class HeatDriver:
                    timeout_mins=timeout_mins,
                    disable_rollback=disable_rollback)
 
+    def mark_unhealthy(self, stack_id: str, resource_name: str,
+                       reason: str) -> None:
+        """Have the next update replace ``resource_name`` (a heal)."""
+        self._call('mark resource unhealthy',
+                   self._client.resources.mark_unhealthy, stack_id,
+                   resource_name, True, reason)
+
     def delete_stack(self, stack_id: str) -> None:
         try:
             self._client.stacks.delete(stack_id)

@@ -1,0 +1,1 @@
+"""Data objects over the database: plain classes, module-level queries."""

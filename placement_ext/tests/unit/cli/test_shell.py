@@ -10,8 +10,12 @@ import testtools
 from placement_ext import exception
 from placement_ext.cli import common
 from placement_ext.cli import shell
+from placement_ext.conductor import manager as conductor_manager
+from placement_ext.manager import manager as reservation_manager
 from placement_ext.tests.unit.rpc import base
 
+ENDPOINTS = {'conductor': conductor_manager.ConductorManager,
+             'manager': reservation_manager.ReservationManager}
 
 class Echo(common.ShowOne):
     """Test command: calls the conductor's echo with the given repeat."""
@@ -64,7 +68,8 @@ class TestShell(testtools.TestCase):
         self.assertEqual(['conductor', 'manager'],
                          [row['Service'] for row in rows])
         for row in rows:
-            self.assertEqual(('up', socket.gethostname(), '1.0', ''),
+            self.assertEqual(('up', socket.gethostname(),
+                              ENDPOINTS[row['Service']].target.version, ''),
                              (row['Status'], row['Host'], row['Version'],
                               row['Detail']))
             self.assertTrue(row['Request ID'].startswith('req-'))

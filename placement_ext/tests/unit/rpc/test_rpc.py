@@ -35,7 +35,8 @@ class TestRoundTrip(base.TestCase):
     def test_ping_each_service(self):
         for name, api in self._apis():
             self.assertEqual(
-                {'service': name, 'host': 'test-host', 'version': '1.0',
+                {'service': name, 'host': 'test-host',
+                 'version': api.VERSION,
                  'request_id': self.context.request_id},
                 api.ping(self.context))
 

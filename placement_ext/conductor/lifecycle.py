@@ -1,0 +1,242 @@
+"""Run one lifecycle operation: stack create/update with zone reselection.
+
+The loop (seed 000, "Availability zone reselection"): send the stack
+create or update with the current placement; on a capacity failure, mark
+the zone failed for the VNFC Heat names, ask
+:mod:`placement_ext.decision.zone_reselection` for a new placement and
+try again, until success, no zone is left, or a limit is reached. Any
+other failure ends the operation at once with Heat's text.
+
+Every try is an attempt row written before it is sent, so a conductor
+that stops half-way resumes the operation without repeating a failed
+zone. Deciding is left to ``decision/``; this module only gathers inputs
+(Heat's reason, Nova's zones, Placement's capacity) and applies outputs.
+"""
+
+import dataclasses
+import random
+import re
+import time
+from collections.abc import Callable
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext.conductor import stack_request
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+from placement_ext.decision import heat_failure
+from placement_ext.decision import retry_policy
+from placement_ext.decision import zone_reselection
+from placement_ext.drivers import heat as heat_driver
+from placement_ext.objects import operation as op_obj
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``[v2_vnfm]`` options the loop obeys."""
+
+    capacity_error: re.Pattern
+    strategy: str = zone_reselection.STRATEGY_CAPACITY
+    limits: retry_policy.RetryLimits = retry_policy.RetryLimits()
+    stack_timeout_minutes: int = 20
+    rollback: bool = False
+    restrict_to_grant: bool = False
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> 'Settings':
+        opts = conf.v2_vnfm
+        return cls(
+            capacity_error=re.compile(opts.placement_az_resource_error),
+            strategy=opts.placement_az_select_strategy,
+            limits=retry_policy.RetryLimits(
+                opts.placement_az_select_retry,
+                opts.placement_az_select_timeout),
+            stack_timeout_minutes=opts.openstack_vim_stack_create_timeout,
+            rollback=opts.enable_rollback_stack,
+            restrict_to_grant=opts.placement_az_restrict_to_grant)
+
+
+class LifecycleRunner:
+    """Drive operations to a terminal state; safe to call again on resume.
+
+    :param zone_source: where candidate zones and their capacity come
+        from (:class:`placement_ext.conductor.zone_inputs.ZoneSource`).
+    """
+
+    def __init__(self, database: db_api.Database,
+                 heat: heat_driver.HeatDriver, zone_source: object,
+                 settings: Settings,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._db = database
+        self._heat = heat
+        self._zones = zone_source
+        self._settings = settings
+        self._clock = clock
+
+    def run(self, operation_id: str) -> op_obj.Operation:
+        op = op_obj.get(self._db, operation_id)
+        if op.state not in op_obj.RUNNABLE_STATES:
+            LOG.info('Operation %(id)s is %(state)s; nothing to run',
+                     {'id': op.id, 'state': op.state})
+            return op
+        if op.state == models.STATE_STARTING:
+            op = op_obj.set_state(self._db, op, models.STATE_PROCESSING)
+        try:
+            return self._loop(op, started=self._clock())
+        except exception.ConcurrentUpdate:
+            # another conductor (or a duplicate cast) drives it now
+            LOG.info('Operation %s changed under us; leaving it to the '
+                     'writer that changed it', op.id)
+            return op_obj.get(self._db, op.id)
+        except exception.PlacementExtError as exc:
+            return self._fail(op_obj.get(self._db, op.id),
+                              models.STATE_FAILED_TEMP, exc)
+
+    def _loop(self, op: op_obj.Operation, started: float
+              ) -> op_obj.Operation:
+        if not op.attempts:
+            op = self._start_first_attempt(op)
+        while True:
+            begun = self._clock()
+            outcome = self._send_or_resume(op, started)
+            took = self._clock() - begun
+            if outcome.succeeded:
+                op = op_obj.finish_attempt(
+                    self._db, op, outcome=models.OUTCOME_SUCCESS,
+                    duration_s=took)
+                LOG.info('Operation %(id)s completed with %(placement)s',
+                         {'id': op.id, 'placement': op.placement})
+                return op_obj.set_state(self._db, op,
+                                        models.STATE_COMPLETED)
+            op, retry = self._after_failure(op, outcome, took, started)
+            if not retry:
+                return op
+
+    def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
+        first = op.params['targets'][0]
+        return op_obj.start_attempt(
+            self._db, op, vdu_id=first, zone=op.placement[first],
+            placement=op.placement,
+            decision={'reasons': ['placement as granted']})
+
+    def _send_or_resume(self, op: op_obj.Operation, started: float
+                        ) -> heat_driver.StackOutcome:
+        """Send the in-flight attempt, or wait for it if Heat still runs it.
+
+        Resending an attempt a stopped conductor had already sent is
+        harmless: an update to the same parameters changes nothing.
+        """
+        params, heat = op.params, self._heat
+        deadline = self._attempt_timeout(started) * 60
+        stack = heat.find_stack(params['stack_name'])
+        if stack and stack['stack_status'].endswith('_IN_PROGRESS'):
+            action = stack['stack_status'].split('_', 1)[0]
+            return heat.wait(stack['id'], action, deadline)
+        parameters = stack_request.stack_parameters(params, op.placement)
+        timeout = self._attempt_timeout(started)
+        rollback_off = not self._settings.rollback
+        if stack is None:
+            stack_id = heat.create_stack(
+                params['stack_name'], params['template'], parameters,
+                files=params.get('files'), timeout_mins=timeout,
+                disable_rollback=rollback_off)
+            return heat.wait(stack_id, 'CREATE', deadline)
+        if params['operation'] == 'HEAL' and len(op.attempts) == 1:
+            for name in params.get('heal_resources', ()):
+                heat.mark_unhealthy(stack['id'], name, f'heal by {op.id}')
+        heat.update_stack(stack['id'], parameters, timeout_mins=timeout,
+                          disable_rollback=rollback_off)
+        return heat.wait(stack['id'], 'UPDATE', deadline,
+                         started_after=stack.get('updated_time'))
+
+    def _attempt_timeout(self, started: float) -> int:
+        return retry_policy.attempt_timeout_minutes(
+            self._settings.limits, self._settings.stack_timeout_minutes,
+            started, self._clock())
+
+    def _after_failure(self, op: op_obj.Operation,
+                       outcome: heat_driver.StackOutcome, took: float,
+                       started: float) -> tuple:
+        """Record the failure; return (op, whether to try again)."""
+        reason = self._failure_reason(outcome)
+        failure = heat_failure.classify(
+            reason, self._settings.capacity_error, op.placement)
+        if not failure.reselectable or \
+                failure.vdu_id not in op.params['targets']:
+            op = op_obj.finish_attempt(
+                self._db, op, outcome=models.OUTCOME_ERROR, duration_s=took,
+                error_text=reason)
+            if failure.reselectable:
+                reason = (f'{reason} ({failure.vdu_id} is not a target of '
+                          f'this operation, so it is not moved)')
+            return self._fail(op, models.STATE_FAILED_TEMP,
+                              exception.StackFailed(
+                                  stack=op.params['stack_name'],
+                                  reason=reason)), False
+        op = op_obj.finish_attempt(
+            self._db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+            duration_s=took, vdu_id=failure.vdu_id,
+            zone=op.placement[failure.vdu_id], error_text=reason)
+        verdict = retry_policy.should_stop(
+            self._settings.limits, len(op.attempts) - 1, started,
+            self._clock())
+        if verdict.stop:
+            return self._exhausted(op, verdict.reason), False
+        return self._reselect(op, failure.vdu_id)
+
+    def _failure_reason(self, outcome: heat_driver.StackOutcome) -> str:
+        if outcome.status.startswith('ROLLBACK'):
+            # the stack's own reason only says it rolled back
+            return (self._heat.latest_failure_reason(outcome.stack_id)
+                    or outcome.reason)
+        return outcome.reason
+
+    def _reselect(self, op: op_obj.Operation, failed_vnfc: str
+                  ) -> tuple[op_obj.Operation, bool]:
+        params = op.params
+        zones, note = self._zones.candidates(params,
+                                             self._settings.restrict_to_grant)
+        capacity = None
+        if self._settings.strategy == zone_reselection.STRATEGY_CAPACITY:
+            capacity = self._zones.capacity(zones, params, failed_vnfc)
+        seed = f'{op.id}:{len(op.attempts)}'
+        result = zone_reselection.reselect(
+            zone_reselection.ReselectionRequest(
+                zones=zones, placement=op.placement,
+                targets=params['targets'],
+                constraints=stack_request.constraints(params),
+                failed=op.failed_zones, capacity=capacity),
+            strategy=self._settings.strategy, rng=random.Random(seed))
+        if result.exhausted or not result.moved:
+            return self._exhausted(op, 'no availability zone is left'), False
+        moved = sorted(result.moved)
+        decision = {'strategy': self._settings.strategy, 'seed': seed,
+                    'moved': result.moved,
+                    'broken': [c.to_dict() for c in result.broken],
+                    'capacity': capacity, 'zones': list(zones),
+                    'reasons': list(result.reasons) + ([note] if note else [])}
+        LOG.info('Operation %(id)s: moving %(moved)s; %(reasons)s',
+                 {'id': op.id, 'moved': result.moved,
+                  'reasons': '; '.join(decision['reasons'])})
+        return op_obj.start_attempt(
+            self._db, op, vdu_id=moved[0], zone=result.placement[moved[0]],
+            placement=dict(result.placement), decision=decision), True
+
+    def _exhausted(self, op: op_obj.Operation, why: str) -> op_obj.Operation:
+        tried = '; '.join(
+            f'{vnfc} in {", ".join(zones)}'
+            for vnfc, zones in sorted(op.failed_zones.items()))
+        last = op.attempts[-1].error_text if op.attempts else ''
+        return self._fail(op, models.STATE_FAILED, exception.ZonesExhausted(
+            reason=f'Zone reselection stopped: {why}. Tried without '
+                   f'capacity: {tried}. Last Heat error: {last}'))
+
+    def _fail(self, op: op_obj.Operation, state: str,
+              error: exception.PlacementExtError) -> op_obj.Operation:
+        LOG.warning('Operation %(id)s %(state)s: %(detail)s',
+                    {'id': op.id, 'state': state, 'detail': error.detail})
+        return op_obj.set_state(self._db, op, state, error=error.to_dict())

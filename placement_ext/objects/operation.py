@@ -1,0 +1,180 @@
+"""Lifecycle operation records and their zone attempts.
+
+An operation (SOL003 VnfLcmOpOcc subset) is written before any work
+starts, and every stack create or update it makes is an attempt row, so a
+restarted conductor resumes from the database: zones that failed stay
+failed, and a try left in flight is finished, not repeated.
+
+State and ``state_entered_at`` always change together, guarded by the
+operation's generation (compare-and-swap), so two conductors cannot both
+drive one operation.
+"""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from oslo_utils import uuidutils
+
+from placement_ext import exception
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+
+TERMINAL_STATES = (models.STATE_COMPLETED, models.STATE_FAILED,
+                   models.STATE_ROLLED_BACK)
+RUNNABLE_STATES = (models.STATE_STARTING, models.STATE_PROCESSING)
+
+
+@dataclasses.dataclass(frozen=True)
+class Attempt:
+    seq: int
+    vdu_id: str
+    zone: str
+    outcome: str | None
+    error_text: str | None
+    started_at: datetime.datetime
+    duration_s: float | None
+    decision: dict
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out['started_at'] = self.started_at.isoformat()
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    id: str
+    vnf_instance_id: str
+    operation: str
+    state: str
+    state_entered_at: datetime.datetime
+    params: dict
+    placement: dict
+    error: dict | None
+    request_id: str | None
+    generation: int
+    attempts: tuple[Attempt, ...] = ()
+
+    @property
+    def failed_zones(self) -> dict[str, list[str]]:
+        """VNFC -> zones it lacked capacity in, oldest first."""
+        failed: dict[str, list[str]] = {}
+        for attempt in self.attempts:
+            if attempt.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY:
+                failed.setdefault(attempt.vdu_id, []).append(attempt.zone)
+        return failed
+
+    @property
+    def in_flight(self) -> Attempt | None:
+        """The attempt a stopped conductor left without an outcome."""
+        last = self.attempts[-1] if self.attempts else None
+        return last if last and last.outcome is None else None
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out['state_entered_at'] = self.state_entered_at.isoformat()
+        out['attempts'] = [attempt.to_dict() for attempt in self.attempts]
+        return out
+
+
+def create(database: db_api.Database, *, vnf_instance_id: str,
+           operation: str, params: dict, placement: dict,
+           request_id: str | None = None) -> Operation:
+    row = models.Operation(
+        id=uuidutils.generate_uuid(), vnf_instance_id=vnf_instance_id,
+        operation=operation, state=models.STATE_STARTING, params=params,
+        placement=placement, request_id=request_id)
+    with database.writer() as session:
+        session.add(row)
+    return get(database, row.id)
+
+
+def get(database: db_api.Database, operation_id: str) -> Operation:
+    with database.reader() as session:
+        row = session.get(models.Operation, operation_id)
+        if row is None:
+            raise exception.NotFound(kind='operation', id=operation_id)
+        attempts = session.scalars(
+            sa.select(models.ZoneAttempt)
+            .where(models.ZoneAttempt.operation_id == operation_id)
+            .order_by(models.ZoneAttempt.seq)).all()
+        return _operation(row, attempts)
+
+
+def list_operations(database: db_api.Database,
+                    states: tuple[str, ...] | None = None) -> list[Operation]:
+    """Operations (without attempts), newest first."""
+    stmt = sa.select(models.Operation).order_by(
+        models.Operation.created_at.desc(), models.Operation.id)
+    if states:
+        stmt = stmt.where(models.Operation.state.in_(states))
+    with database.reader() as session:
+        return [_operation(row, ()) for row in session.scalars(stmt)]
+
+
+def set_state(database: db_api.Database, op: Operation, state: str, *,
+              error: dict | None = None,
+              placement: dict | None = None) -> Operation:
+    """Move ``op`` to ``state``; fails if someone else changed it."""
+    values = {'state': state, 'state_entered_at': models.utcnow(),
+              'error': error}
+    if placement is not None:
+        values['placement'] = placement
+    with database.writer() as session:
+        db_api.compare_and_swap(session, models.Operation, op.id,
+                                op.generation, **values)
+    return get(database, op.id)
+
+
+def start_attempt(database: db_api.Database, op: Operation, *, vdu_id: str,
+                  zone: str, placement: dict, decision: dict) -> Operation:
+    """Record a try before sending it, with the placement it will use."""
+    with database.writer() as session:
+        db_api.compare_and_swap(session, models.Operation, op.id,
+                                op.generation, placement=placement)
+        session.add(models.ZoneAttempt(
+            operation_id=op.id, seq=len(op.attempts), vdu_id=vdu_id,
+            zone=zone, decision=decision))
+    return get(database, op.id)
+
+
+def finish_attempt(database: db_api.Database, op: Operation, *,
+                   outcome: str, duration_s: float,
+                   vdu_id: str | None = None, zone: str | None = None,
+                   error_text: str | None = None) -> Operation:
+    """Record how the in-flight try ended (and which VNFC it blames)."""
+    attempt = op.in_flight
+    if attempt is None:
+        raise exception.Conflict(
+            reason=f'operation {op.id} has no attempt in flight')
+    values = {'outcome': outcome, 'duration_s': duration_s,
+              'error_text': error_text,
+              'vdu_id': vdu_id or attempt.vdu_id,
+              'zone': zone or attempt.zone}
+    with database.writer() as session:
+        db_api.compare_and_swap(session, models.Operation, op.id,
+                                op.generation)
+        session.execute(
+            sa.update(models.ZoneAttempt)
+            .where(models.ZoneAttempt.operation_id == op.id,
+                   models.ZoneAttempt.seq == attempt.seq)
+            .values(**values))
+    return get(database, op.id)
+
+
+def _operation(row: models.Operation, attempts: object) -> Operation:
+    return Operation(
+        id=row.id, vnf_instance_id=row.vnf_instance_id,
+        operation=row.operation, state=row.state,
+        state_entered_at=row.state_entered_at, params=row.params or {},
+        placement=row.placement or {}, error=row.error,
+        request_id=row.request_id, generation=row.generation,
+        attempts=tuple(_attempt(a) for a in attempts))
+
+
+def _attempt(row: models.ZoneAttempt) -> Attempt:
+    return Attempt(seq=row.seq, vdu_id=row.vdu_id, zone=row.zone,
+                   outcome=row.outcome, error_text=row.error_text,
+                   started_at=row.started_at, duration_s=row.duration_s,
+                   decision=row.decision or {})

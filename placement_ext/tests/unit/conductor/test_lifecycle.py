@@ -1,0 +1,182 @@
+"""The conductor's reselection loop on a real (SQLite) database."""
+
+import re
+
+import testtools
+
+from placement_ext import errors
+from placement_ext.conductor import lifecycle
+from placement_ext.conf import v2_vnfm
+from placement_ext.db import models
+from placement_ext.decision import retry_policy
+from placement_ext.objects import operation as op_obj
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.conductor import fakes
+
+ZONES = ('AZ-1', 'AZ-2', 'AZ-3', 'AZ-4', 'AZ-5')
+ANTI_AFFINITY = {
+    'affinityOrAntiAffinity': 'ANTI_AFFINITY', 'scope': 'ZONE',
+    'resource': [{'idType': 'GRANT', 'resourceId': 'VDU2-0'},
+                 {'idType': 'GRANT', 'resourceId': 'VDU2-1'}]}
+
+
+def request(**overrides):
+    body = {
+        'operation': 'INSTANTIATE', 'vnf_instance_id': 'vnf-1',
+        'stack_name': 'vnf-1',
+        'template': {'heat_template_version': '2021-04-16'},
+        'placement': {'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'},
+        'targets': ['VDU1-0', 'VDU2-0'],
+    }
+    body.update(overrides)
+    return body
+
+
+class TestLifecycleRunner(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(db_fixture.Database()).db
+
+    def _run(self, room, body=None, strategy='capacity', retry=0,
+             error=None):
+        self.heat = fakes.FakeHeat(room, error=error)
+        zones = fakes.FakeZones(ZONES, self.heat)
+        settings = lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
+            strategy=strategy,
+            limits=retry_policy.RetryLimits(max_reselections=retry))
+        self.runner = lifecycle.LifecycleRunner(self.db, self.heat, zones,
+                                                settings)
+        body = body or request()
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation=body['operation'], params=body,
+                           placement=body['placement'])
+        return self.runner.run(op.id)
+
+    def test_granted_placement_that_fits_is_one_attempt(self):
+        op = self._run({zone: 5 for zone in ZONES})
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual([models.OUTCOME_SUCCESS],
+                         [a.outcome for a in op.attempts])
+        self.assertEqual({'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'}, op.placement)
+
+    def test_full_zone_moves_only_the_failed_vnfc_where_it_fits(self):
+        # AZ-2 keeps room for VDU2-0 only; AZ-4 has the most room left
+        op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3})
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual('AZ-4', op.placement['VDU1-0'])
+        self.assertEqual('AZ-2', op.placement['VDU2-0'])
+        first, second = op.attempts
+        self.assertEqual(('VDU1-0', 'AZ-1', 'insufficient_capacity'),
+                         (first.vdu_id, first.zone, first.outcome))
+        self.assertIn('No valid host was found', first.error_text)
+        self.assertEqual(('VDU1-0', 'AZ-4', 'success'),
+                         (second.vdu_id, second.zone, second.outcome))
+        self.assertEqual({'VDU1-0': ['AZ-1', 'AZ-4']},
+                         second.decision['moved'])
+        self.assertEqual('capacity', second.decision['strategy'])
+        self.assertEqual(['create', 'update'],
+                         [call[0] for call in self.heat.calls])
+
+    def test_random_strategy_never_repeats_a_failed_zone(self):
+        op = self._run({'AZ-5': 1, 'AZ-2': 1}, strategy='random')
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        failed = op.failed_zones['VDU1-0']
+        self.assertEqual(len(failed), len(set(failed)))
+        self.assertNotIn(op.placement['VDU1-0'], failed)
+
+    def test_other_heat_error_fails_at_once_with_heats_text(self):
+        text = ('Resource CREATE failed: Forbidden: resources.VDU1-0: '
+                'Quota exceeded for cores')
+        op = self._run({zone: 5 for zone in ZONES}, error=text)
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(errors.STACK_FAILED, op.error['code'])
+        self.assertIn(text, op.error['detail'])
+        self.assertEqual([models.OUTCOME_ERROR],
+                         [a.outcome for a in op.attempts])
+
+    def test_all_zones_full_fails_listing_what_was_tried(self):
+        op = self._run({'AZ-2': 1})
+        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertEqual(errors.ZONES_EXHAUSTED, op.error['code'])
+        for zone in ('AZ-1', 'AZ-3', 'AZ-4', 'AZ-5'):
+            self.assertIn(zone, op.error['detail'])
+        self.assertIn('No valid host was found', op.error['detail'])
+        tried = {zone for zones in op.failed_zones.values() for zone in zones}
+        self.assertEqual(set(ZONES), tried)
+
+    def test_retry_limit_stops_the_loop(self):
+        op = self._run({'AZ-2': 1}, retry=2)
+        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertIn('placement_az_select_retry', op.error['detail'])
+        self.assertEqual(3, len(op.attempts))
+
+    def test_anti_affinity_peers_end_in_different_zones(self):
+        body = request(placement={'VDU2-0': 'AZ-1', 'VDU2-1': 'AZ-2'},
+                       targets=['VDU2-0', 'VDU2-1'],
+                       constraints=[ANTI_AFFINITY])
+        op = self._run({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5}, body=body)
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertNotEqual(op.placement['VDU2-0'], op.placement['VDU2-1'])
+        self.assertEqual([], op.attempts[-1].decision['broken'])
+
+    def test_heal_moves_only_its_targets_and_marks_them_unhealthy(self):
+        body = request(operation='HEAL',
+                       placement={'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1'},
+                       targets=['VDU1-1'], heal_resources=['VDU1-1'])
+        # an existing stack: the heal is an update
+        self.heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-3': 1})
+        stack_id = self.heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {}}})
+        op = self._run_on(self.heat, body)
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual({'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-3'}, op.placement)
+        marks = [c for c in self.heat.calls if c[0] == 'mark_unhealthy']
+        self.assertEqual([('mark_unhealthy', 'VDU1-1')], marks)
+        self.assertEqual(stack_id, self.heat.find_stack('vnf-1')['id'])
+
+    def _run_on(self, heat, body):
+        zones = fakes.FakeZones(ZONES, heat)
+        settings = lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
+        runner = lifecycle.LifecycleRunner(self.db, heat, zones, settings)
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation=body['operation'], params=body,
+                           placement=body['placement'])
+        return runner.run(op.id)
+
+    def test_resumed_operation_does_not_repeat_a_failed_zone(self):
+        heat = fakes.FakeHeat({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5})
+        body = request()
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation='INSTANTIATE', params=body,
+                           placement=body['placement'])
+        # a conductor that stopped after AZ-1 failed and AZ-3 was chosen
+        op = op_obj.set_state(self.db, op, models.STATE_PROCESSING)
+        op = op_obj.start_attempt(self.db, op, vdu_id='VDU1-0', zone='AZ-1',
+                                  placement=body['placement'], decision={})
+        op = op_obj.finish_attempt(
+            self.db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+            duration_s=1.0)
+        moved = dict(body['placement'], **{'VDU1-0': 'AZ-3'})
+        op_obj.start_attempt(self.db, op, vdu_id='VDU1-0', zone='AZ-3',
+                             placement=moved, decision={})
+
+        settings = lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
+        runner = lifecycle.LifecycleRunner(
+            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+        op = runner.run(op.id)
+
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual('AZ-3', op.placement['VDU1-0'])
+        sent = [c[1]['nfv']['VDU']['VDU1-0']['locationConstraints']
+                for c in heat.calls]
+        self.assertEqual(['AZ-3'], sent)    # AZ-1 was not tried again
+
+    def test_terminal_operation_is_left_alone(self):
+        op = self._run({zone: 5 for zone in ZONES})
+        calls = len(self.heat.calls)
+        again = self.runner.run(op.id)
+        self.assertEqual(models.STATE_COMPLETED, again.state)
+        self.assertEqual(calls, len(self.heat.calls))
