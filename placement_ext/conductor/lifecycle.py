@@ -93,8 +93,12 @@ class LifecycleRunner:
                      'writer that changed it', op.id)
             return op_obj.get(self._db, op.id)
         except exception.PlacementExtError as exc:
-            return self._fail(op_obj.get(self._db, op.id),
-                              models.STATE_FAILED_TEMP, exc)
+            op = op_obj.get(self._db, op.id)
+            if op.in_flight:
+                op = op_obj.finish_attempt(
+                    self._db, op, outcome=models.OUTCOME_ERROR,
+                    duration_s=0.0, error_text=exc.detail)
+            return self._fail(op, models.STATE_FAILED_TEMP, exc)
 
     def _loop(self, op: op_obj.Operation, started: float
               ) -> op_obj.Operation:
@@ -149,7 +153,9 @@ class LifecycleRunner:
             for name in params.get('heal_resources', ()):
                 heat.mark_unhealthy(stack['id'], name, f'heal by {op.id}')
         heat.update_stack(stack['id'], parameters, timeout_mins=timeout,
-                          disable_rollback=rollback_off)
+                          disable_rollback=rollback_off,
+                          template=params.get('template'),
+                          files=params.get('files'))
         return heat.wait(stack['id'], 'UPDATE', deadline,
                          started_after=stack.get('updated_time'))
 

@@ -65,13 +65,21 @@ class HeatDriver:
         return body['stack']['id']
 
     def update_stack(self, stack_id: str, parameters: dict,
-                     timeout_mins: int = 20,
-                     disable_rollback: bool = True) -> None:
-        """PATCH the stack: keep its template, change only ``parameters``."""
+                     timeout_mins: int = 20, disable_rollback: bool = True,
+                     template: dict | None = None,
+                     files: dict | None = None) -> None:
+        """PATCH the stack: other parameters keep their values.
+
+        ``template`` (and its ``files``) replace the stack's template,
+        as a scale out that adds VNFC resources does; without it the
+        stack keeps its template.
+        """
+        extra = {'template': template, 'files': files or {}} \
+            if template else {}
         self._call('update stack', self._client.stacks.update, stack_id,
                    existing=True, parameters=parameters,
                    timeout_mins=timeout_mins,
-                   disable_rollback=disable_rollback)
+                   disable_rollback=disable_rollback, **extra)
 
     def mark_unhealthy(self, stack_id: str, resource_name: str,
                        reason: str) -> None:

@@ -38,7 +38,7 @@ class FakeHeat:
         return stack_id
 
     def update_stack(self, stack_id, parameters, timeout_mins=20,
-                     disable_rollback=True):
+                     disable_rollback=True, template=None, files=None):
         self.calls.append(('update', parameters))
         self.stacks[stack_id]['updated_time'] = next(self._times)
         self._apply(stack_id, 'UPDATE', parameters)

@@ -1,0 +1,121 @@
+"""``placement-ext operation start|show|list|retry``: lifecycle operations
+(instantiate, heal, scale out) run by the conductor, with their zone
+attempts."""
+
+import argparse
+import time
+
+from placement_ext import rpc
+from placement_ext.cli import common
+from placement_ext.cli import documents
+from placement_ext.objects import operation as op_obj
+
+POLL_SECONDS = 2.0
+LIST_COLUMNS = ('id', 'operation', 'vnf_instance_id', 'state',
+                'state_entered_at')
+
+
+def _with_summary(op: dict) -> dict:
+    """The operation, plus the constraints its last placement broke."""
+    last = op['attempts'][-1]['decision'] if op.get('attempts') else {}
+    return dict(op, broken_constraints=last.get('broken', []))
+
+
+class Start(common.ShowOne):
+    """Start a lifecycle operation from a request file (JSON).
+
+    The request names the operation (INSTANTIATE, SCALE, HEAL), the Heat
+    stack and template, the starting ``placement`` (VNFC -> zone), the
+    ``targets`` the operation may move and the placement constraints; see
+    ``placement_ext/schemas/operation.py``. By default the command waits
+    until the operation ends (always with the embedded fake:// transport,
+    whose conductor lives in this command).
+    """
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--request', required=True, metavar='FILE',
+                            help='Operation request, JSON (- for stdin).')
+        parser.add_argument('--no-wait', action='store_true',
+                            help='Return once the operation is recorded.')
+        parser.add_argument('--timeout', type=float, default=3600,
+                            metavar='SECONDS',
+                            help='Longest wait for the end (default 3600).')
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple:
+        clients = self.app.clients
+        request = documents.load_json(parsed_args.request, '--request')
+        op = clients.conductor.start_operation(clients.context, request)
+        wait = not parsed_args.no_wait or rpc.is_in_process(clients.conf)
+        if wait:
+            op = wait_for_end(clients, op['id'], parsed_args.timeout)
+        return documents.as_columns(_with_summary(op))
+
+
+def wait_for_end(clients: common.ClientManager, operation_id: str,
+                 timeout: float) -> dict:
+    """Poll the operation until it is no longer STARTING or PROCESSING."""
+    end = time.monotonic() + timeout
+    while True:
+        op = clients.conductor.get_operation(clients.context, operation_id)
+        if op['state'] not in op_obj.RUNNABLE_STATES or \
+                time.monotonic() >= end:
+            return op
+        time.sleep(POLL_SECONDS)
+
+
+class Show(common.ShowOne):
+    """Show an operation with every zone attempt: VNFC, zone, outcome,
+    Heat's error text, duration, and what was decided and why."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument('operation_id', metavar='ID')
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple:
+        clients = self.app.clients
+        op = clients.conductor.get_operation(clients.context,
+                                             parsed_args.operation_id)
+        return documents.as_columns(_with_summary(op))
+
+
+class List(common.Lister):
+    """List operations, newest first."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--state', action='append', dest='states',
+                            metavar='STATE',
+                            help='Only operations in this state '
+                                 '(repeatable).')
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple:
+        clients = self.app.clients
+        ops = clients.conductor.list_operations(clients.context,
+                                                parsed_args.states)
+        return LIST_COLUMNS, [tuple(op[c] for c in LIST_COLUMNS)
+                              for op in ops]
+
+
+class Retry(Start):
+    """Retry a FAILED_TEMP operation; zones that failed stay excluded."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = common.ShowOne.get_parser(self, prog_name)
+        parser.add_argument('operation_id', metavar='ID')
+        parser.add_argument('--no-wait', action='store_true',
+                            help='Return once the retry is accepted.')
+        parser.add_argument('--timeout', type=float, default=3600,
+                            metavar='SECONDS')
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple:
+        clients = self.app.clients
+        op = clients.conductor.retry_operation(clients.context,
+                                               parsed_args.operation_id)
+        if not parsed_args.no_wait or rpc.is_in_process(clients.conf):
+            op = wait_for_end(clients, op['id'], parsed_args.timeout)
+        return documents.as_columns(_with_summary(op))

@@ -1,0 +1,86 @@
+"""A conductor killed in the middle of an operation resumes it on start,
+over the machine's RabbitMQ, without trying a failed zone again."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+from placement_ext import context as pe_context
+from placement_ext import rpc
+from placement_ext.conductor import rpcapi
+from placement_ext.db import models
+from placement_ext.objects import operation as op_obj
+from placement_ext.tests import backends
+from placement_ext.tests.functional.conductor import base
+
+CONDUCTOR = os.path.join(os.path.dirname(sys.executable),
+                         'placement-ext-conductor')
+
+
+class TestConductorRestart(base.ConductorCloudTestCase):
+
+    def setUp(self):
+        super().setUp()
+        backends.require(self, 'rabbit')
+        topic = f'placement_ext_test_{uuid.uuid4().hex[:8]}'
+        with open(self.config_file, 'a', encoding='utf-8') as conf_file:
+            conf_file.write(
+                f'\n[DEFAULT]\ntransport_url = {backends.RABBIT_URL}\n'
+                f'log_file = {self.config_file}.log\n'
+                f'[database]\nconnection = {self.database.url}\n'
+                f'[conductor]\ntopic = {topic}\n')
+        self.conf.set_override('transport_url', backends.RABBIT_URL)
+        self.conf.set_override('topic', topic, group='conductor')
+
+    def _start_conductor(self):
+        proc = subprocess.Popen([CONDUCTOR, '--config-file',
+                                 self.config_file])
+        self.addCleanup(self._stop, proc)
+        return proc
+
+    @staticmethod
+    def _stop(proc):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+
+    def _wait(self, predicate, timeout=300):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            op = op_obj.list_operations(self.db)[0] \
+                if op_obj.list_operations(self.db) else None
+            if op is not None:
+                op = op_obj.get(self.db, op.id)
+                if predicate(op):
+                    return op
+            time.sleep(0.2)
+        self.fail('timed out waiting for the operation')
+
+    def test_killed_conductor_resumes_without_repeating_a_failed_zone(self):
+        self.cloud.fill_zone('AZ-1')
+        conductor = self._start_conductor()
+        transport = rpc.get_transport(self.conf)
+        self.addCleanup(transport.cleanup)
+        api = rpcapi.ConductorAPI(self.conf, transport)
+        context = pe_context.get_admin_context(self.conf)
+        api.start_operation(context, self.request(
+            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
+
+        # AZ-1 failed and the move elsewhere is in flight: kill -9
+        self._wait(lambda op: len(op.attempts) == 2)
+        conductor.kill()
+        conductor.wait(30)
+
+        self._start_conductor()
+        op = self._wait(lambda op: op.state not in op_obj.RUNNABLE_STATES)
+
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
+        self.assertEqual(2, len(op.attempts))
+        self.assertEqual([a.zone for a in op.attempts][1],
+                         op.placement['VDU1-0'])
+        _, zone = self.server_zones()['VDU1-0']
+        self.assertEqual(op.placement['VDU1-0'], zone)
