@@ -1,0 +1,119 @@
+"""``./run demo [--keep]``: the end-to-end showcase on the embedded cloud.
+
+Brings the cloud up (or reuses it), starts placement-ext-conductor and
+placement-ext-manager against it, runs the showcase and writes a picture
+of the placement. Without ``--keep`` it then cleans up what it created
+and takes the cloud down again if it brought it up.
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+# first: installs the warning filters before oslo.messaging is imported
+import placement_ext.cmd  # noqa: F401  # isort: skip
+
+from placement_ext import conf as pe_conf
+from placement_ext import context as pe_context
+from placement_ext import rpc
+from placement_ext.conductor import rpcapi as conductor_rpcapi
+from placement_ext.demo import cloud_config
+from placement_ext.demo import services
+from placement_ext.demo import showcase
+from placement_ext.manager import rpcapi as manager_rpcapi
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MINICLOUD = ROOT / 'tools' / 'minicloud' / 'minicloud'
+BASE = ROOT / '.demo'
+
+
+def minicloud(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(MINICLOUD), *args], text=True,
+                          capture_output=True, check=False)
+
+
+def cloud_status() -> dict:
+    return json.loads(minicloud('status', '--json').stdout)
+
+
+def bring_cloud_up() -> tuple[dict, bool]:
+    """The cloud's status, and whether this demo started it."""
+    status = cloud_status()
+    if status['healthy']:
+        print('Reusing the running embedded cloud')
+        return status, False
+    showcase.say('Bringing the embedded cloud up (first time: a few minutes)')
+    result = subprocess.run([str(MINICLOUD), 'up'], check=False)
+    if result.returncode != 0:
+        sys.exit('the embedded cloud did not come up; see '
+                 '"tools/minicloud/minicloud status"')
+    return cloud_status(), True
+
+
+def write_config(status: dict) -> pathlib.Path:
+    sections = cloud_config.service_sections(status['clouds_yaml'], 'admin')
+    settings = json.loads(
+        (pathlib.Path(status['base']) / 'settings.json').read_text())
+    rabbit = settings['ports']['rabbit']
+    sections['DEFAULT'] = {
+        'state_path': str(BASE),
+        'transport_url': f'rabbit://guest:guest@127.0.0.1:{rabbit}/'}
+    path = BASE / 'placement_ext.conf'
+    cloud_config.write(str(path), sections)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog='./run demo')
+    parser.add_argument('--keep', action='store_true',
+                        help='leave the cloud and our services running')
+    args = parser.parse_args(argv)
+    BASE.mkdir(exist_ok=True)
+    status, started_cloud = bring_cloud_up()
+    config_file = write_config(status)
+    conf = pe_conf.new_conf(['--config-file', str(config_file)])
+    services.start(BASE, config_file)
+    transport = rpc.get_transport(conf)
+    try:
+        run_showcase(conf, transport, status)
+    finally:
+        transport.cleanup()
+        if not args.keep:
+            clean_up(status, started_cloud)
+    if args.keep:
+        print(f'\nLeft running. Explore with:\n'
+              f'  .venv/bin/placement-ext --config-file {config_file} '
+              f'operation list\n'
+              f'  eval "$(tools/minicloud/minicloud env)"   # openstack CLI')
+    return 0
+
+
+def run_showcase(conf: object, transport: object, status: dict) -> None:
+    context = pe_context.get_admin_context(conf)
+    conductor = conductor_rpcapi.ConductorAPI(conf, transport)
+    manager = manager_rpcapi.ManagerAPI(conf, transport)
+    showcase.check_services(conductor, manager, context)
+    conn = showcase.connect(status['clouds_yaml'])
+    showcase.reset(conn)
+    showcase.say('Another tenant fills AZ-1')
+    showcase.fill_zone(conn, 'AZ-1',
+                       count=showcase.vdu_small_fits(status['zones']['AZ-1']))
+    op = showcase.instantiate(conductor, context)
+    showcase.draw(conn, op, BASE / 'placement.svg')
+
+
+def clean_up(status: dict, started_cloud: bool) -> None:
+    showcase.say('Cleaning up')
+    services.stop(BASE)
+    if started_cloud:
+        minicloud('down')
+        print('  our services stopped, embedded cloud taken down')
+    else:
+        showcase.reset(showcase.connect(status['clouds_yaml']))
+        print('  our services stopped, demo stacks and servers deleted')
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""The end-to-end showcase: each step prints what was decided and why."""
+
+import json
+import pathlib
+import time
+
+import openstack
+
+from placement_ext import context as pe_context
+from placement_ext.conductor import rpcapi as conductor_rpcapi
+from placement_ext.demo import picture
+from placement_ext.demo import snapshot
+from placement_ext.manager import rpcapi as manager_rpcapi
+
+FLAVOR, IMAGE = 'vdu.small', 'cirros'
+NESTED_VDU = '''
+heat_template_version: 2021-04-16
+parameters:
+  zone: {type: string}
+resources:
+  VDU:
+    type: OS::Nova::Server
+    properties:
+      flavor: vdu.small
+      image: cirros
+      availability_zone: {get_param: zone}
+      networks: [{allocate_network: none}]
+'''
+GRANTED = {'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1', 'VDU2-0': 'AZ-1',
+           'VDU2-1': 'AZ-2'}
+
+
+def _constraint(kind: str, vnfcs: list[str]) -> dict:
+    return {'affinityOrAntiAffinity': kind, 'scope': 'ZONE',
+            'resource': [{'idType': 'GRANT', 'resourceId': vnfc}
+                         for vnfc in vnfcs]}
+
+
+def say(text: str) -> None:
+    print(f'\n=== {text}', flush=True)
+
+
+def check_services(conductor: conductor_rpcapi.ConductorAPI,
+                   manager: manager_rpcapi.ManagerAPI,
+                   context: pe_context.RequestContext) -> None:
+    say('Our services answer over RPC')
+    for api in (conductor, manager):
+        pong = api.ping(context, timeout=60)
+        print(f"  {pong['service']:<10} on {pong['host']} "
+              f"(API {pong['version']}), request {pong['request_id']}")
+
+
+def vdu_small_fits(hosts: list[dict]) -> int:
+    """How many vdu.small (1 vCPU, 2048 MB, 1 GB) fit on empty ``hosts``;
+    nova-compute keeps 512 MB of each host for itself."""
+    return sum(min(h['vcpus'], (h['memory_mb'] - 512) // 2048, h['disk_gb'])
+               for h in hosts)
+
+
+def fill_zone(conn: openstack.connection.Connection, zone: str,
+              count: int) -> None:
+    """Other tenants' load: ``count`` servers that leave ``zone`` full."""
+    image = conn.image.find_image(IMAGE, ignore_missing=False)
+    flavor = conn.compute.find_flavor(FLAVOR, ignore_missing=False)
+    servers = [conn.compute.create_server(
+        name=f'tenant-load-{zone}-{n}', image_id=image.id,
+        flavor_id=flavor.id, networks='none', availability_zone=zone)
+        for n in range(count)]
+    for server in servers:
+        conn.compute.wait_for_server(server, status='ACTIVE', wait=300)
+    print(f'  {count} servers of another tenant now fill {zone}')
+
+
+def instantiate(conductor: conductor_rpcapi.ConductorAPI,
+                context: pe_context.RequestContext) -> dict:
+    say('Instantiate a VNF granted into a full zone (AZ-1)')
+    vnfcs = sorted(GRANTED)
+    request = {
+        'operation': 'INSTANTIATE', 'vnf_instance_id': 'demo-vnf',
+        'stack_name': 'demo-vnf', 'placement': GRANTED, 'targets': vnfcs,
+        'template': {
+            'heat_template_version': '2021-04-16',
+            'parameters': {'nfv': {'type': 'json'}},
+            'resources': {v: {'type': 'VDU.yaml', 'properties': {
+                'zone': {'get_param': ['nfv', 'VDU', v,
+                                       'locationConstraints']}}}
+                for v in vnfcs}},
+        'files': {'VDU.yaml': NESTED_VDU},
+        'constraints': [_constraint('AFFINITY', ['VDU1-0', 'VDU1-1']),
+                        _constraint('ANTI_AFFINITY', ['VDU2-0', 'VDU2-1'])],
+        'flavors': {'VDU1': {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1},
+                    'VDU2': {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1}},
+    }
+    print('  granted:', json.dumps(GRANTED))
+    print('  VDU1-0/VDU1-1 affine (same zone); VDU2-0/VDU2-1 anti-affine')
+    op = conductor.start_operation(context, request)
+    while op['state'] in ('STARTING', 'PROCESSING'):
+        time.sleep(2)
+        op = conductor.get_operation(context, op['id'])
+    _print_attempts(op)
+    return op
+
+
+def _print_attempts(op: dict) -> None:
+    for attempt in op['attempts']:
+        took = attempt['duration_s'] or 0
+        print(f"  attempt {attempt['seq']}: {attempt['vdu_id']} in "
+              f"{attempt['zone']} -> {attempt['outcome']} ({took:.1f} s)")
+        for reason in attempt['decision'].get('reasons', []):
+            print(f'      why: {reason}')
+        if attempt['outcome'] == 'insufficient_capacity':
+            print(f"      Heat: {attempt['error_text']}")
+    print(f"  operation {op['id']}: {op['state']}; final placement "
+          f"{json.dumps(op['placement'])}")
+    if op.get('error'):
+        print(f"  error {op['error']['code']}: {op['error']['detail']}")
+
+
+def draw(conn: openstack.connection.Connection, op: dict,
+         path: pathlib.Path) -> None:
+    say('Picture of the placement')
+    labels = {}
+    for server in conn.compute.servers(all_projects=True):
+        for vnfc in op['placement']:
+            if f'-{vnfc}-' in server.name:
+                labels[server.id] = vnfc
+    failed: dict[str, set[str]] = {}
+    for attempt in op['attempts']:
+        if attempt['outcome'] == 'insufficient_capacity':
+            failed.setdefault(attempt['zone'], set()).add(attempt['vdu_id'])
+    zones = snapshot.zones(conn, labels, failed)
+    path.write_text(picture.render('placement_ext demo: where the VNF runs',
+                                   zones))
+    print(f'  wrote {path} (open it in a browser)')
+
+
+def connect(clouds_yaml: str) -> openstack.connection.Connection:
+    config = openstack.config.OpenStackConfig(config_files=[clouds_yaml])
+    return openstack.connection.Connection(config=config.get_one('admin'))
+
+
+def reset(conn: openstack.connection.Connection) -> None:
+    """Delete what an earlier demo run left: its stack and servers."""
+    stack = conn.orchestration.find_stack('demo-vnf')
+    if stack is not None:
+        conn.orchestration.delete_stack(stack)
+        conn.orchestration.wait_for_delete(stack, wait=300)
+    leftovers = [s for s in conn.compute.servers(all_projects=True)
+                 if s.name.startswith('tenant-load-')]
+    for server in leftovers:
+        conn.compute.delete_server(server)
+    for server in leftovers:
+        conn.compute.wait_for_delete(server, wait=300)
