@@ -10,22 +10,10 @@ from placement_ext import context as pe_context
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.demo import picture
 from placement_ext.demo import snapshot
+from placement_ext.demo import vnf_template
 from placement_ext.manager import rpcapi as manager_rpcapi
 
 FLAVOR, IMAGE = 'vdu.small', 'cirros'
-NESTED_VDU = '''
-heat_template_version: 2021-04-16
-parameters:
-  zone: {type: string}
-resources:
-  VDU:
-    type: OS::Nova::Server
-    properties:
-      flavor: vdu.small
-      image: cirros
-      availability_zone: {get_param: zone}
-      networks: [{allocate_network: none}]
-'''
 GRANTED = {'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1', 'VDU2-0': 'AZ-1',
            'VDU2-1': 'AZ-2'}
 
@@ -78,18 +66,12 @@ def instantiate(conductor: conductor_rpcapi.ConductorAPI,
     request = {
         'operation': 'INSTANTIATE', 'vnf_instance_id': 'demo-vnf',
         'stack_name': 'demo-vnf', 'placement': GRANTED, 'targets': vnfcs,
-        'template': {
-            'heat_template_version': '2021-04-16',
-            'parameters': {'nfv': {'type': 'json'}},
-            'resources': {v: {'type': 'VDU.yaml', 'properties': {
-                'zone': {'get_param': ['nfv', 'VDU', v,
-                                       'locationConstraints']}}}
-                for v in vnfcs}},
-        'files': {'VDU.yaml': NESTED_VDU},
+        'template': vnf_template.template(vnfcs),
+        'files': vnf_template.FILES,
         'constraints': [_constraint('AFFINITY', ['VDU1-0', 'VDU1-1']),
                         _constraint('ANTI_AFFINITY', ['VDU2-0', 'VDU2-1'])],
-        'flavors': {'VDU1': {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1},
-                    'VDU2': {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1}},
+        'flavors': {'VDU1': vnf_template.VDU_SMALL,
+                    'VDU2': vnf_template.VDU_SMALL},
     }
     print('  granted:', json.dumps(GRANTED))
     print('  VDU1-0/VDU1-1 affine (same zone); VDU2-0/VDU2-1 anti-affine')

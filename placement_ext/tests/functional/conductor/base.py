@@ -9,39 +9,10 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.demo import cloud_config
+from placement_ext.demo import vnf_template
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
-
-# Tacker StandardUserData style: one nested resource per VNFC, its zone
-# from the nfv parameter, so Heat names failures
-# resources.VDU1-1.resources.VDU as it does for Tacker.
-NESTED_VDU = '''
-heat_template_version: 2021-04-16
-parameters:
-  zone: {type: string}
-resources:
-  VDU:
-    type: OS::Nova::Server
-    properties:
-      flavor: vdu.small
-      image: cirros
-      availability_zone: {get_param: zone}
-      networks: [{allocate_network: none}]
-'''
-VDU_SMALL = {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1}
-
-
-def vnf_template(vnfcs, extra_resources=None):
-    resources = {
-        vnfc: {'type': 'VDU.yaml',
-               'properties': {'zone': {'get_param': [
-                   'nfv', 'VDU', vnfc, 'locationConstraints']}}}
-        for vnfc in vnfcs}
-    resources.update(extra_resources or {})
-    return {'heat_template_version': '2021-04-16',
-            'parameters': {'nfv': {'type': 'json'}},
-            'resources': resources}
 
 
 class ConductorCloudTestCase(testtools.TestCase):
@@ -67,10 +38,11 @@ class ConductorCloudTestCase(testtools.TestCase):
     def request(self, operation, placement, targets, **extra):
         body = {'operation': operation, 'vnf_instance_id': self.stack_name,
                 'stack_name': self.stack_name, 'placement': placement,
-                'targets': targets, 'flavors': {'VDU1': VDU_SMALL,
-                                                'VDU2': VDU_SMALL},
-                'template': vnf_template(sorted(placement)),
-                'files': {'VDU.yaml': NESTED_VDU}}
+                'targets': targets,
+                'flavors': {'VDU1': vnf_template.VDU_SMALL,
+                            'VDU2': vnf_template.VDU_SMALL},
+                'template': vnf_template.template(sorted(placement)),
+                'files': vnf_template.FILES}
         body.update(extra)
         return body
 

@@ -7,6 +7,7 @@ the conductor classifies them with the default
 
 from placement_ext import errors
 from placement_ext.db import models
+from placement_ext.demo import vnf_template
 from placement_ext.tests.functional.conductor import base
 
 ANTI_AFFINITY = {
@@ -53,7 +54,7 @@ class TestInstantiate(base.ConductorCloudTestCase):
         failing = {'broken': {'type': 'OS::Heat::TestResource',
                               'properties': {'fail': True}}}
         body = self.request('INSTANTIATE', {'VDU1-0': 'AZ-2'}, ['VDU1-0'])
-        body['template'] = base.vnf_template(['VDU1-0'], failing)
+        body['template'] = vnf_template.template(['VDU1-0'], failing)
         op = self.run_operation(body)
 
         self.assertEqual(models.STATE_FAILED_TEMP, op.state)

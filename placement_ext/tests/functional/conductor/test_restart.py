@@ -50,12 +50,10 @@ class TestConductorRestart(base.ConductorCloudTestCase):
     def _wait(self, predicate, timeout=300):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            op = op_obj.list_operations(self.db)[0] \
-                if op_obj.list_operations(self.db) else None
-            if op is not None:
-                op = op_obj.get(self.db, op.id)
-                if predicate(op):
-                    return op
+            ops = op_obj.list_operations(self.db)
+            op = op_obj.get(self.db, ops[0].id) if ops else None
+            if op is not None and predicate(op):
+                return op
             time.sleep(0.2)
         self.fail('timed out waiting for the operation')
 
