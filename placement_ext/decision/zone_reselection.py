@@ -43,7 +43,9 @@ Process" hold; see ``doc/source/reselection.rst``):
    (the spec); ``capacity`` (the default) picks the zone where the group
    fits with the most room (``capacity``: zones known to fit the group,
    then zones of unknown capacity, then zones known too small), then the
-   fewest anti-affinity peers, then the name.
+   fewest anti-affinity peers, then the name. ``capacity`` first drops
+   the zones known too small for the group, unless every zone is: an
+   attempt known to fail is not worth keeping a best-effort constraint.
 7. No zone left for a group: ``exhausted``, placement unchanged.
 """
 
@@ -222,6 +224,9 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
         reasons.append(f'no zone left for {names} (failed in '
                        f'{", ".join(failed)}): reselection exhausted')
         return None
+    if strategy == STRATEGY_CAPACITY:
+        options = _drop_known_too_small(options, len(group),
+                                        request.capacity, names, reasons)
     best = min(effect.tier for _, effect in options)
     pool = [(zone, effect) for zone, effect in options if effect.tier == best]
     avoided = [f'{zone} ({effect.summary()})' for zone, effect in options
@@ -240,6 +245,25 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
                    f'failed: {", ".join(failed)})')
     reasons.extend(effect.describe(names, zone))
     return zone
+
+
+def _drop_known_too_small(options: list, need: int,
+                          capacity: Mapping[str, int] | None, names: str,
+                          reasons: list[str]) -> list:
+    """Zones Placement says cannot take the group, unless all are.
+
+    Without this a full zone that keeps a (best-effort) constraint would
+    outrank a zone with room, and cost an attempt that is known to fail.
+    """
+    if capacity is None:
+        return options
+    small = [zone for zone, _ in options
+             if capacity.get(zone) is not None and capacity[zone] < need]
+    if not small or len(small) == len(options):
+        return options
+    reasons.append(f'not tried for {names}, known too small: '
+                   f'{", ".join(small)}')
+    return [(zone, effect) for zone, effect in options if zone not in small]
 
 
 def _capacity_rank(zone: str, effect: zc.MoveEffect, need: int,

@@ -93,6 +93,25 @@ class TestWhereTo(testtools.TestCase):
         self.assertIn('avoided for A: AZ-2 (anti-affinity peers P)',
                       result.reasons)
 
+    def test_peer_zone_with_room_beats_a_zone_known_full(self):
+        # keeping anti-affinity in AZ-3 would cost an attempt known to fail
+        placement = {'A': 'AZ-1', 'P': 'AZ-2'}
+        result = reselect(placement, ['A'], {'A': ['AZ-1']},
+                          [anti('A', 'P')], zones=('AZ-1', 'AZ-2', 'AZ-3'),
+                          capacity={'AZ-2': 3, 'AZ-3': 0})
+        self.assertEqual('AZ-2', result.placement['A'])
+        self.assertEqual((0,), result.broken_indexes)
+        self.assertIn('not tried for A, known too small: AZ-3',
+                      result.reasons)
+
+    def test_random_ignores_capacity(self):
+        placement = {'A': 'AZ-1', 'P': 'AZ-2'}
+        result = reselect(placement, ['A'], {'A': ['AZ-1']},
+                          [anti('A', 'P')], zones=('AZ-1', 'AZ-2', 'AZ-3'),
+                          capacity={'AZ-2': 3, 'AZ-3': 0},
+                          strategy=zr.STRATEGY_RANDOM)
+        self.assertEqual('AZ-3', result.placement['A'])
+
     def test_peer_zone_only_as_last_resort_and_reported(self):
         result = reselect({'A': 'AZ-1', 'P': 'AZ-2'}, ['A'], {'A': ['AZ-1']},
                           [anti('A', 'P')], zones=('AZ-1', 'AZ-2'))
