@@ -1,0 +1,134 @@
+"""minicloud: a real, throw-away OpenStack on this machine.
+
+    minicloud up                 bring it up (idempotent)
+    minicloud down [--keep]      stop our processes, remove the folder
+    minicloud status [--json]    what answers, where the logs are
+    minicloud env [--cloud C]    shell exports for openstack / openstacksdk
+    minicloud restart SERVICE    restart one service with its config
+    minicloud heat-retries N     restart heat-engine with action_retry_limit N
+    minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
+                                 again if it was not up before (--up:
+                                 bring it up first, unless
+                                 PLACEMENT_EXT_NO_CLOUD=1)
+
+Knobs are environment variables, see tools/minicloud/README.rst.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+
+from minicloud import health
+from minicloud import lifecycle
+from minicloud import restart
+from minicloud import settings as mc_settings
+
+
+def _status(args: argparse.Namespace) -> int:
+    s = mc_settings.load(mc_settings.default_base())
+    if s is None:
+        base = mc_settings.default_base()
+        if args.json:
+            print(json.dumps({'base': str(base), 'healthy': False,
+                              'any_alive': False}))
+        else:
+            print(f'minicloud in {base}\n  state: DOWN (not brought up)')
+        return 1
+    report = health.probe(s)
+    if args.json:
+        print(health.report_json(s, report))
+    else:
+        print(health.format_report(s, report))
+        if report.any_alive:
+            print(f'  heat-engine action_retry_limit: '
+                  f'{restart.current_heat_retries(s)}')
+    return 0 if report.healthy else 1
+
+
+def _env(args: argparse.Namespace) -> int:
+    s = mc_settings.current()
+    openstack = pathlib.Path(s.venv, 'bin', 'openstack')
+    print(f'export OS_CLIENT_CONFIG_FILE={shlex.quote(str(s.clouds_yaml))}')
+    print(f'export OS_CLOUD={shlex.quote(args.cloud)}')
+    print(f'alias openstack={shlex.quote(str(openstack))}')
+    return 0
+
+
+def _restart(args: argparse.Namespace) -> int:
+    running = mc_settings.load(mc_settings.default_base())
+    if running is None:
+        print('minicloud: not up', file=sys.stderr)
+        return 1
+    if args.cmd == 'heat-retries':
+        return restart.heat_retries(running, args.limit)
+    return restart.restart(running, args.service)
+
+
+def _run(args: argparse.Namespace) -> int:
+    command = args.command[1:] if args.command[:1] == ['--'] else args.command
+    if not command:
+        print('minicloud run: no command given', file=sys.stderr)
+        return 2
+    was_up = health.probe(mc_settings.current()).healthy
+    no_cloud = os.environ.get('PLACEMENT_EXT_NO_CLOUD') == '1'
+    if args.up and not was_up and not no_cloud:
+        rc = lifecycle.up(mc_settings.from_environ())
+        if rc:
+            return rc
+    try:
+        return subprocess.call(command)
+    finally:
+        if not was_up and not args.keep:
+            lifecycle.down(mc_settings.default_base())
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='minicloud', description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('up', help='bring the cloud up (idempotent)')
+    down = sub.add_parser('down', help='stop it and remove its folder')
+    down.add_argument('--keep', action='store_true',
+                      help='keep the folder (logs, data) for post-mortem')
+    status = sub.add_parser('status', help='health of every service')
+    status.add_argument('--json', action='store_true')
+    env = sub.add_parser('env', help='shell exports for the CLI and SDK')
+    env.add_argument('--cloud', default='admin', choices=('admin', 'demo'))
+    rst = sub.add_parser('restart', help='restart one service')
+    rst.add_argument('service')
+    heat = sub.add_parser('heat-retries',
+                          help="restart heat-engine with this "
+                               "action_retry_limit")
+    heat.add_argument('limit', type=int)
+    run = sub.add_parser('run', help='run a command, then take the cloud '
+                                     'down if it was not up before')
+    run.add_argument('--up', action='store_true',
+                     help='bring the cloud up before the command')
+    run.add_argument('--keep', action='store_true',
+                     help='leave the cloud up afterwards')
+    run.add_argument('command', nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.cmd == 'up':
+            return lifecycle.up(mc_settings.from_environ())
+        if args.cmd == 'down':
+            return lifecycle.down(mc_settings.default_base(), keep=args.keep)
+        if args.cmd == 'status':
+            return _status(args)
+        if args.cmd == 'env':
+            return _env(args)
+        if args.cmd in ('restart', 'heat-retries'):
+            return _restart(args)
+        return _run(args)
+    except mc_settings.SettingsError as exc:
+        print(f'minicloud: {exc}', file=sys.stderr)
+        return 2
