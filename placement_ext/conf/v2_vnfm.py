@@ -24,11 +24,12 @@ GROUP = cfg.OptGroup(
 #       available., Code: 500"                        (anti-affinity)
 #   ... "Message: Exceeded maximum number of retries. Exhausted all hosts
 #       available for retrying build failures for instance <uuid>., ..."
-# including the nested form resources.VDU1-1.resources.VDU and the
+# including the nested form resources.VDU1-1.resources.VDU, the
+# ResourceGroup member form resources[0].resources.VDU and the
 # "Resource UPDATE failed: resources.VDU1-0: Resource CREATE failed: ..."
 # form of a stack update.
 DEFAULT_AZ_RESOURCE_ERROR = (
-    r'ResourceInError: resources\.[^:]+: Went to status ERROR due to '
+    r'ResourceInError: resources[.\[][^:]+: Went to status ERROR due to '
     r'"Message: (No valid host was found\.|Exceeded maximum number of '
     r'retries\. Exhausted all hosts available for retrying build failures '
     r'for instance)')

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
+from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 from oslo_log import log as logging
 
@@ -110,8 +111,8 @@ class HeatDriver:
         end = self._clock() + deadline_s
         while True:
             stack = self._stack_or_gone(stack_id)
-            status = stack['stack_status']
-            if self._finished(stack, action, started_after):
+            status = stack['stack_status'] if stack else 'UNKNOWN'
+            if stack and self._finished(stack, action, started_after):
                 return StackOutcome(stack_id, status,
                                     stack.get('stack_status_reason') or '')
             if self._clock() >= end:
@@ -138,11 +139,28 @@ class HeatDriver:
         return next((getattr(e, 'resource_status_reason', None)
                      for e in events), None)
 
-    def _stack_or_gone(self, stack_id: str) -> dict:
+    def _stack_or_gone(self, stack_id: str) -> dict | None:
+        """The stack; a gone one as DELETE_COMPLETE; None if Heat stalls.
+
+        heat-api answers 500 when its call to a busy heat-engine times
+        out (seen while the engine backs off between its own action
+        retries), and refuses connections while it restarts: both are
+        "not known yet", so the wait goes on until its deadline.
+        """
         try:
             return self._client.stacks.get(stack_id).to_dict()
         except heat_exc.HTTPNotFound:
             return {'stack_status': 'DELETE_COMPLETE', 'id': stack_id}
+        except heat_exc.HTTPException as exc:
+            if (getattr(exc, 'code', 0) or 0) < 500:
+                raise exception.ServiceError(service='Heat',
+                                             reason=f'show stack: {exc}')
+            LOG.warning('Heat could not show stack %(id)s yet: %(exc)s',
+                        {'id': stack_id, 'exc': exc})
+        except ks_exc.ConnectFailure as exc:
+            LOG.warning('Heat unreachable while waiting for stack %(id)s: '
+                        '%(exc)s', {'id': stack_id, 'exc': exc})
+        return None
 
     @staticmethod
     def _finished(stack: dict, action: str, started_after: str | None

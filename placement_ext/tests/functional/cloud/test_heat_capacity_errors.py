@@ -98,11 +98,4 @@ class TestStackInFullZone(base.CloudTestCase):
             files=NESTED)
         self.assertEqual('UPDATE_FAILED', stack.status)
         self.assertEqual(GROUP_FAILED_TEXT, stack.status_reason)
-        # NOTE: the default placement_az_resource_error wants
-        # "resources\.<name>" right before the colon, so the ResourceGroup
-        # member form "resources[0].resources.VDU" is not classified.
-        # When the default learns it, this becomes an unexpected success:
-        # then turn it into assertIsCapacityError.
-        self.expectFailure(
-            'default placement_az_resource_error misses resources[N]',
-            self.assertIsCapacityError, stack.status_reason)
+        self.assertIsCapacityError(stack.status_reason)

@@ -1,0 +1,71 @@
+"""HeatDriver.wait: what counts as the end of an action."""
+
+from unittest import mock
+
+import testtools
+from heatclient import exc as heat_exc
+from keystoneauth1 import exceptions as ks_exc
+
+from placement_ext import exception
+from placement_ext.drivers import heat
+
+
+class FakeStack:
+    def __init__(self, status, reason='', updated=None):
+        self._d = {'id': 's1', 'stack_status': status,
+                   'stack_status_reason': reason, 'updated_time': updated}
+
+    def to_dict(self):
+        return dict(self._d)
+
+
+class TestWait(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.now = 0.0
+        self.driver = heat.HeatDriver(mock.Mock(), sleep=self._sleep,
+                                      clock=lambda: self.now)
+        self.get = mock.Mock()
+        self.driver._client = mock.Mock()
+        self.driver._client.stacks.get = self.get
+
+    def _sleep(self, seconds):
+        self.now += seconds
+
+    def test_waits_through_in_progress_and_heat_500s(self):
+        self.get.side_effect = [
+            FakeStack('CREATE_IN_PROGRESS'),
+            heat_exc.HTTPInternalServerError('engine busy'),
+            ks_exc.ConnectFailure('restarting'),
+            FakeStack('CREATE_FAILED', 'No valid host')]
+        outcome = self.driver.wait('s1', 'CREATE', 60)
+        self.assertEqual(('CREATE_FAILED', 'No valid host'),
+                         (outcome.status, outcome.reason))
+        self.assertFalse(outcome.succeeded)
+
+    def test_previous_status_is_not_the_updates_result(self):
+        self.get.side_effect = [
+            FakeStack('CREATE_FAILED', 'old', updated=None),
+            FakeStack('UPDATE_IN_PROGRESS', updated='t1'),
+            FakeStack('UPDATE_COMPLETE', updated='t1')]
+        outcome = self.driver.wait('s1', 'UPDATE', 60, started_after=None)
+        self.assertTrue(outcome.succeeded)
+        self.assertEqual(3, self.get.call_count)
+
+    def test_client_errors_are_not_retried(self):
+        self.get.side_effect = heat_exc.HTTPForbidden('no')
+        err = self.assertRaises(exception.ServiceError, self.driver.wait,
+                                's1', 'CREATE', 60)
+        self.assertIn('show stack', err.detail)
+
+    def test_deadline_is_a_service_error_naming_the_status(self):
+        self.get.return_value = FakeStack('UPDATE_IN_PROGRESS', updated='t')
+        err = self.assertRaises(exception.ServiceError, self.driver.wait,
+                                's1', 'UPDATE', 10)
+        self.assertIn('still UPDATE_IN_PROGRESS after 10 s', err.detail)
+
+    def test_rollback_ends_the_action(self):
+        self.get.return_value = FakeStack('ROLLBACK_COMPLETE', 'rolled back')
+        outcome = self.driver.wait('s1', 'CREATE', 60)
+        self.assertFalse(outcome.succeeded)
