@@ -626,12 +626,11 @@ attempt per group the grant left without room ("bound", mean
 {cap_grant_bound_mean:.2f}). ``capacity`` stays within that bound for
 {cap_at_bound_rate:.1%} of successes, ``random`` for {rnd_at_bound_rate:.1%}.
 
-Where ``capacity`` falls short: it ranks by capacity only within the best
-constraint tier, so a zone free of anti-affinity peers but known to be full
-is chosen over a peer's zone with room, although the constraints are best
-effort. {cap_known_full_rate:.1%} of feasible deployments saw such a move,
-and they make the worst cases: {cap_over_bound_known_full_rate:.0%} of the
-successes beyond the bound had one (up to {cap_attempts_max} attempts).
+``capacity`` skips zones the map says are too small for the moving group
+unless every zone is, so it moves into a known-full zone only when nothing
+better is left: {cap_known_full_rate:.1%} of feasible deployments had such a
+move ({cap_over_bound_known_full_rate:.0%} of the successes beyond the bound;
+worst case {cap_attempts_max} attempts).
 A feasible deployment still fails ({cap_success_rate:.1%} succeed, the
 same with every strategy) when an affinity group fits in no single zone:
 the group moves as a whole.
