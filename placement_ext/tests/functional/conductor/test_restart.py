@@ -8,7 +8,10 @@ import sys
 import time
 import uuid
 
+from testtools import content
+
 from placement_ext import context as pe_context
+from placement_ext import exception
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi
 from placement_ext.db import models
@@ -25,6 +28,7 @@ class TestConductorRestart(base.ConductorCloudTestCase):
     def setUp(self):
         super().setUp()
         backends.require(self, 'rabbit')
+        self.addCleanup(self._attach_logs)
         topic = f'placement_ext_test_{uuid.uuid4().hex[:8]}'
         with open(self.config_file, 'a', encoding='utf-8') as conf_file:
             conf_file.write(
@@ -35,9 +39,21 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         self.conf.set_override('transport_url', backends.RABBIT_URL)
         self.conf.set_override('topic', topic, group='conductor')
 
+    def _attach_logs(self):
+        # before the temporary directory goes, so a failure shows them
+        for suffix in ('.log', '.out'):
+            path = self.config_file + suffix
+            if os.path.exists(path):
+                with open(path, encoding='utf-8', errors='replace') as log:
+                    self.addDetail(f'conductor{suffix}',
+                                   content.text_content(log.read()))
+
     def _start_conductor(self):
+        out = open(f'{self.config_file}.out', 'ab')
+        self.addCleanup(out.close)
         proc = subprocess.Popen([CONDUCTOR, '--config-file',
-                                 self.config_file])
+                                 self.config_file], stdout=out,
+                                stderr=subprocess.STDOUT)
         self.addCleanup(self._stop, proc)
         return proc
 
@@ -46,6 +62,16 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
+
+    def _wait_ready(self, api, context, timeout=60):
+        # a call sent before the server has bound its queue is dropped
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                return api.ping(context, timeout=2)
+            except exception.ServiceUnavailable:
+                if time.monotonic() > end:
+                    raise
 
     def _wait(self, predicate, timeout=300):
         end = time.monotonic() + timeout
@@ -64,6 +90,7 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         self.addCleanup(transport.cleanup)
         api = rpcapi.ConductorAPI(self.conf, transport)
         context = pe_context.get_admin_context(self.conf)
+        self._wait_ready(api, context)
         api.start_operation(context, self.request(
             'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
 
