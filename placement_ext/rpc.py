@@ -9,6 +9,7 @@ factories, and the diagnostic methods every service answers.
 """
 
 import importlib
+import time
 
 import oslo_messaging
 from oslo_config import cfg
@@ -151,6 +152,24 @@ class ServiceAPI:
     def ping(self, context: pe_context.RequestContext,
              timeout: float | None = None) -> dict:
         return self._call(context, 'ping', timeout=timeout)
+
+    def wait_until_up(self, context: pe_context.RequestContext,
+                      timeout: float = 60, every: float = 2) -> dict:
+        """Ping until the service answers; its pong.
+
+        A call sent before a starting server has bound its queue is
+        dropped by the broker, so one long ping can wait in vain; short
+        ones are repeated instead.
+
+        :raises ServiceUnavailable: no answer within ``timeout`` seconds.
+        """
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                return self.ping(context, timeout=every)
+            except exception.ServiceUnavailable:
+                if time.monotonic() >= end:
+                    raise
 
     def echo(self, context: pe_context.RequestContext, text: str,
              repeat: int = 1) -> dict:

@@ -149,6 +149,7 @@ class LifecycleRunner:
                 files=params.get('files'), timeout_mins=timeout,
                 disable_rollback=rollback_off)
             return heat.wait(stack_id, 'CREATE', deadline)
+        heat.wait_settled(stack['id'], deadline)
         if params['operation'] == 'HEAL' and len(op.attempts) == 1:
             for name in params.get('heal_resources', ()):
                 heat.mark_unhealthy(stack['id'], name, f'heal by {op.id}')

@@ -33,7 +33,7 @@ def check_services(conductor: conductor_rpcapi.ConductorAPI,
                    context: pe_context.RequestContext) -> None:
     say('Our services answer over RPC')
     for api in (conductor, manager):
-        pong = api.ping(context, timeout=60)
+        pong = api.wait_until_up(context, timeout=120)
         print(f"  {pong['service']:<10} on {pong['host']} "
               f"(API {pong['version']}), request {pong['request_id']}")
 

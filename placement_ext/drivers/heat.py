@@ -122,6 +122,28 @@ class HeatDriver:
                            f'{deadline_s:.0f} s waiting for {action}')
             self._sleep(POLL_INTERVAL)
 
+    def wait_settled(self, stack_id: str, deadline_s: float) -> None:
+        """Wait until no resource of the stack is still in progress.
+
+        Heat marks a stack FAILED as soon as one resource fails, while
+        its siblings may still be creating. An update sent then starts a
+        second traversal over the first, which Heat 27 does not always
+        survive (an IntegrityError deleting the old raw_template was seen
+        on the embedded cloud), so the next attempt waits for quiet.
+        """
+        end = self._clock() + deadline_s
+        while True:
+            resources = self._call('list stack resources',
+                                   self._client.resources.list, stack_id,
+                                   nested_depth=3)
+            busy = [r.resource_name for r in resources
+                    if getattr(r, 'resource_status', '') == 'IN_PROGRESS']
+            if not busy or self._clock() >= end:
+                return
+            LOG.debug('Stack %(id)s still has resources in progress: '
+                      '%(busy)s', {'id': stack_id, 'busy': busy})
+            self._sleep(POLL_INTERVAL)
+
     def latest_failure_reason(self, stack_id: str) -> str | None:
         """The newest FAILED resource event's reason, nested stacks included.
 

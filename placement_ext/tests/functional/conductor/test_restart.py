@@ -11,7 +11,6 @@ import uuid
 from testtools import content
 
 from placement_ext import context as pe_context
-from placement_ext import exception
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi
 from placement_ext.db import models
@@ -63,16 +62,6 @@ class TestConductorRestart(base.ConductorCloudTestCase):
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
 
-    def _wait_ready(self, api, context, timeout=60):
-        # a call sent before the server has bound its queue is dropped
-        end = time.monotonic() + timeout
-        while True:
-            try:
-                return api.ping(context, timeout=2)
-            except exception.ServiceUnavailable:
-                if time.monotonic() > end:
-                    raise
-
     def _wait(self, predicate, timeout=300):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
@@ -90,7 +79,7 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         self.addCleanup(transport.cleanup)
         api = rpcapi.ConductorAPI(self.conf, transport)
         context = pe_context.get_admin_context(self.conf)
-        self._wait_ready(api, context)
+        api.wait_until_up(context)
         api.start_operation(context, self.request(
             'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
 

@@ -43,6 +43,9 @@ class FakeHeat:
         self.stacks[stack_id]['updated_time'] = next(self._times)
         self._apply(stack_id, 'UPDATE', parameters)
 
+    def wait_settled(self, stack_id, deadline_s):
+        self.calls.append(('wait_settled', stack_id))
+
     def mark_unhealthy(self, stack_id, resource_name, reason):
         self.calls.append(('mark_unhealthy', resource_name))
 

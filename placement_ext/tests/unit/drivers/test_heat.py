@@ -69,3 +69,19 @@ class TestWait(testtools.TestCase):
         self.get.return_value = FakeStack('ROLLBACK_COMPLETE', 'rolled back')
         outcome = self.driver.wait('s1', 'CREATE', 60)
         self.assertFalse(outcome.succeeded)
+
+
+class TestWaitSettled(testtools.TestCase):
+
+    def test_waits_until_no_resource_is_in_progress(self):
+        now = [0.0]
+        driver = heat.HeatDriver(
+            mock.Mock(), sleep=lambda s: now.__setitem__(0, now[0] + s),
+            clock=lambda: now[0])
+        busy = mock.Mock(resource_name='VDU1-0', resource_status='IN_PROGRESS')
+        done = mock.Mock(resource_name='VDU1-0', resource_status='COMPLETE')
+        driver._client = mock.Mock()
+        driver._client.resources.list.side_effect = [[busy], [busy], [done]]
+        driver.wait_settled('s1', 60)
+        self.assertEqual(3, driver._client.resources.list.call_count)
+        self.assertEqual(4.0, now[0])
