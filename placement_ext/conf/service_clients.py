@@ -17,19 +17,27 @@ SERVICE_TYPES = {
     'placement': 'placement',
 }
 
-GROUPS = {
-    name: cfg.OptGroup(
+
+
+def _group(name: str) -> cfg.OptGroup:
+    return cfg.OptGroup(
         name,
         title=f'{name.capitalize()} client options',
         help=f'Credentials and endpoint selection for the {name} '
-             f'({service_type}) API, with keystoneauth1 options.')
-    for name, service_type in SERVICE_TYPES.items()
-}
+             f'({SERVICE_TYPES[name]}) API, with keystoneauth1 options.')
+
+
+GROUPS = {name: _group(name) for name in SERVICE_TYPES}
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    for name, group in GROUPS.items():
-        conf.register_group(group)
+    for name in SERVICE_TYPES:
+        # NOTE: a fresh OptGroup per ConfigOpts. An OptGroup keeps the
+        # options registered in it, and keystoneauth registers the auth
+        # plugin's options (auth_url, required) when a session is loaded:
+        # a shared group object would carry them into every other
+        # ConfigOpts of the process.
+        conf.register_group(_group(name))
         ks_loading.register_session_conf_options(conf, name)
         ks_loading.register_auth_conf_options(conf, name)
         ks_loading.register_adapter_conf_options(conf, name)

@@ -5,9 +5,12 @@ instead of hiding the caller's original error (Tacker's get_zone raised a
 403 over Heat's failure text).
 """
 
+import collections
 import dataclasses
 import time
 from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 
 from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
@@ -33,15 +36,35 @@ class ZoneListing:
     note: str = ''
 
 
+@dataclasses.dataclass(frozen=True)
+class Hypervisor:
+    """A compute node as Nova reports it (API 2.53-2.87 detail)."""
+
+    id: str
+    hypervisor_hostname: str
+    service_host: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    state: str
+    status: str
+
+
 class NovaDriver:
     def __init__(self, session: ks_session.Session, *,
                  adapter_kwargs: dict | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._client = nova_client.Client(
-            API_VERSION, session=session, **(adapter_kwargs or {}))
+        kwargs = dict(adapter_kwargs or {})
+        # novaclient names the interface endpoint_type
+        if 'interface' in kwargs:
+            kwargs['endpoint_type'] = kwargs.pop('interface')
+        self._client = nova_client.Client(API_VERSION, session=session,
+                                          **kwargs)
         self._sleep = sleep
         self._clock = clock
+        # requests sent by the reservation methods, keyed by what they do
+        self.calls: collections.Counter = collections.Counter()
 
     # -- availability zones -------------------------------------------------
 
@@ -109,6 +132,222 @@ class NovaDriver:
                             server_id)
         return getattr(server, 'OS-EXT-SRV-ATTR:host', None)
 
+    # -- reservations: hypervisors and the free pool --------------------------
+
+    def hypervisor(self, name: str) -> Hypervisor:
+        """The compute node named by hypervisor hostname, or by compute
+        service host when that service has exactly one node.
+
+        :raises NotFound: no such node.
+        :raises Conflict: the service host has several nodes.
+        """
+        try:
+            found = self._counted('search hypervisors',
+                                  self._client.hypervisors.search, name,
+                                  detailed=True)
+        except exception.NotFound:
+            found = []
+        nodes = [_hypervisor(h) for h in found]
+        if not any(n.hypervisor_hostname == name for n in nodes):
+            nodes = [_hypervisor(h) for h in self._counted(
+                'list hypervisors', self._client.hypervisors.list)]
+        exact = [n for n in nodes if n.hypervisor_hostname == name]
+        if exact:
+            return exact[0]
+        by_host = [n for n in nodes if n.service_host == name]
+        if len(by_host) > 1:
+            raise exception.Conflict(
+                reason=f'compute service {name} has several nodes (' +
+                       ', '.join(n.hypervisor_hostname for n in by_host) +
+                       '); name the hypervisor')
+        if not by_host:
+            raise exception.NotFound(kind='hypervisor', id=name)
+        return by_host[0]
+
+    def compute_zone(self, service_host: str) -> str:
+        """The availability zone of a nova-compute service."""
+        services = self._counted('list services', self._client.services.list,
+                                 host=service_host, binary='nova-compute')
+        if not services:
+            raise exception.NotFound(kind='nova-compute service',
+                                     id=service_host)
+        return services[0].zone
+
+    def ensure_aggregate(self, name: str,
+                         metadata: Mapping[str, str]) -> object:
+        """The host aggregate ``name`` with ``metadata``, created if needed."""
+        aggregate = self._find_aggregate(name)
+        if aggregate is None:
+            try:
+                aggregate = self._counted('create aggregate',
+                                          self._client.aggregates.create,
+                                          name, None)
+            except exception.Conflict:
+                aggregate = self._find_aggregate(name)
+                if aggregate is None:
+                    raise
+        current = aggregate.metadata or {}
+        if any(current.get(k) != v for k, v in metadata.items()):
+            aggregate = self._counted(
+                'set aggregate metadata', self._client.aggregates.set_metadata,
+                aggregate, dict(metadata))
+        return aggregate
+
+    def add_host_to_aggregate(self, aggregate: object, host: str) -> None:
+        """Add a compute service host; nothing to do if it is there."""
+        if host in (getattr(aggregate, 'hosts', None) or ()):
+            return
+        try:
+            self._counted('add host to aggregate',
+                          self._client.aggregates.add_host, aggregate, host)
+        except exception.Conflict:
+            pass  # added meanwhile
+
+    def remove_host_from_aggregate(self, name: str, host: str) -> None:
+        """Remove a host from aggregate ``name``; nothing to do if absent."""
+        aggregate = self._find_aggregate(name)
+        if aggregate is None or host not in (aggregate.hosts or ()):
+            return
+        try:
+            self._counted('remove host from aggregate',
+                          self._client.aggregates.remove_host, aggregate,
+                          host)
+        except exception.NotFound:
+            pass  # removed meanwhile
+
+    def aggregate_hosts(self, name: str) -> frozenset[str] | None:
+        """Hosts of aggregate ``name``; None if there is no such one."""
+        aggregate = self._find_aggregate(name)
+        return None if aggregate is None else frozenset(aggregate.hosts or ())
+
+    def _find_aggregate(self, name: str) -> object | None:
+        aggregates = self._counted('list aggregates',
+                                   self._client.aggregates.list)
+        return next((a for a in aggregates if a.name == name), None)
+
+    # -- reservations: private flavors ---------------------------------------
+
+    def ensure_private_flavor(self, flavor_id: str, name: str, *,
+                              vcpus: int, memory_mb: int, disk_gb: int,
+                              extra_specs: Mapping[str, str],
+                              project_id: str) -> None:
+        """A private flavor with these sizes and extra specs, usable by
+        ``project_id``; each part is created only if missing.
+
+        :raises Conflict: a flavor with this id has other sizes.
+        """
+        try:
+            flavor = self._counted('show flavor', self._client.flavors.get,
+                                   flavor_id)
+        except exception.NotFound:
+            flavor = self._create_flavor(flavor_id, name, vcpus, memory_mb,
+                                         disk_gb)
+        sizes = (flavor.vcpus, flavor.ram, flavor.disk)
+        if sizes != (vcpus, memory_mb, disk_gb):
+            raise exception.Conflict(
+                reason=f'flavor {flavor_id} exists with vcpus/ram/disk '
+                       f'{sizes}, not {(vcpus, memory_mb, disk_gb)}')
+        keys = self._counted('show flavor extra specs', flavor.get_keys)
+        if any(keys.get(k) != v for k, v in extra_specs.items()):
+            self._counted('set flavor extra specs', flavor.set_keys,
+                          dict(extra_specs))
+        try:
+            self._counted('add flavor access',
+                          self._client.flavor_access.add_tenant_access,
+                          flavor_id, project_id)
+        except exception.Conflict:
+            pass  # the project has access already
+
+    def _create_flavor(self, flavor_id: str, name: str, vcpus: int,
+                       memory_mb: int, disk_gb: int) -> object:
+        try:
+            return self._counted('create flavor', self._client.flavors.create,
+                                 name, memory_mb, vcpus, disk_gb,
+                                 flavorid=flavor_id, is_public=False)
+        except exception.Conflict:
+            # created by a concurrent caller
+            return self._counted('show flavor', self._client.flavors.get,
+                                 flavor_id)
+
+    def revoke_flavor_access(self, flavor_id: str, project_id: str) -> None:
+        """Stop ``project_id`` from booting new servers with the flavor."""
+        try:
+            self._counted('remove flavor access',
+                          self._client.flavor_access.remove_tenant_access,
+                          flavor_id, project_id)
+        except exception.NotFound:
+            pass  # the flavor or the access is gone
+
+    def delete_flavor(self, flavor_id: str) -> None:
+        try:
+            self._counted('delete flavor', self._client.flavors.delete,
+                          flavor_id)
+        except exception.NotFound:
+            pass
+
+    def flavors_named(self, prefix: str) -> dict[str, str]:
+        """{flavor id: name} of every flavor (public or not) whose name
+        starts with ``prefix``."""
+        flavors = self._counted('list flavors', self._client.flavors.list,
+                                is_public=None)
+        return {f.id: f.name for f in flavors if f.name.startswith(prefix)}
+
+    # -- reservations: servers -----------------------------------------------
+
+    def servers_with_flavor(self, flavor_id: str) -> list[str]:
+        """IDs of every project's servers booted with the flavor."""
+        servers = self._counted(
+            'list servers', self._client.servers.list,
+            search_opts={'flavor': flavor_id, 'all_tenants': 1})
+        return sorted(server.id for server in servers)
+
+    def delete_servers(self, server_ids: Iterable[str], *, timeout: float,
+                       interval: float,
+                       progress: Callable[[], None] | None = None) -> None:
+        """Delete servers and wait until Nova no longer shows them.
+
+        Safe to repeat: a server already gone counts as deleted.
+
+        :param progress: called after every round of checks.
+        :raises ServiceError: some are still there after ``timeout``.
+        """
+        pending = set(server_ids)
+        for server_id in sorted(pending):
+            try:
+                self._counted('delete server', self._client.servers.delete,
+                              server_id)
+            except exception.NotFound:
+                pass
+        deadline = self._clock() + timeout
+        while pending:
+            pending = {s for s in pending if self._server_exists(s)}
+            if progress is not None:
+                progress()
+            if not pending:
+                return
+            if self._clock() >= deadline:
+                raise exception.ServiceError(
+                    service='Nova',
+                    reason=f'servers {", ".join(sorted(pending))} still '
+                           f'exist {timeout} s after their deletion')
+            self._sleep(interval)
+
+    def _server_exists(self, server_id: str) -> bool:
+        try:
+            self._counted('show server', self._client.servers.get,
+                          server_id)
+        except exception.NotFound:
+            return False
+        return True
+
+    def _counted(self, what: str, func: Callable, *args: object,
+                 **kwargs: object) -> object:
+        """``_call``, counted, with Nova's 409 as our Conflict (the
+        idempotent steps treat "exists already" as done)."""
+        self.calls[what] += 1
+        return self._call(what, _conflict_as_ours(what, func), *args,
+                          **kwargs)
+
     def _call(self, what: str, func: Callable, *args: object,
               **kwargs: object) -> object:
         try:
@@ -119,6 +358,26 @@ class NovaDriver:
         except nova_exc.ClientException as exc:
             raise exception.ServiceError(service='Nova',
                                          reason=f'{what}: {exc}')
+
+
+def _hypervisor(hyp: object) -> Hypervisor:
+    service = getattr(hyp, 'service', None) or {}
+    return Hypervisor(
+        id=str(hyp.id), hypervisor_hostname=hyp.hypervisor_hostname,
+        service_host=service.get('host', hyp.hypervisor_hostname),
+        vcpus=int(getattr(hyp, 'vcpus', 0) or 0),
+        memory_mb=int(getattr(hyp, 'memory_mb', 0) or 0),
+        local_gb=int(getattr(hyp, 'local_gb', 0) or 0),
+        state=getattr(hyp, 'state', ''), status=getattr(hyp, 'status', ''))
+
+
+def _conflict_as_ours(what: str, func: Callable) -> Callable:
+    def call(*args: object, **kwargs: object) -> object:
+        try:
+            return func(*args, **kwargs)
+        except nova_exc.Conflict as exc:
+            raise exception.Conflict(reason=f'Nova: {what}: {exc}')
+    return call
 
 
 def _compute_is_up(service: dict | None) -> bool:

@@ -1,0 +1,311 @@
+"""Leases of instance reservations: create, start, end.
+
+Blazar's ``virtual:instance`` plugin with the ``placement-api`` spec.
+
+Create (RPC): capacity is read from Placement first (one ``in_tree``
+query per reservable host); then, in ONE database transaction that locks
+those hosts, the slots of every live reservation are read, the decision
+layer computes each host's capacity over the lease period and picks the
+hosts, and the lease, its slots and events are written. Two leases
+created at the same time therefore run one after the other on the hosts
+they share and cannot take the same slot. Then the resource class
+``CUSTOM_RESERVATION_<ID>`` and the private flavor (extra spec
+``resources:CUSTOM_RESERVATION_<ID>=1``, the owner's project in its access
+list) are created; if that fails the lease is removed again.
+
+Start and end (run by :mod:`placement_ext.manager.events`) are sequences
+of idempotent steps, so a run that stopped half-way is finished by the
+next one. ``progress()`` is called after each step (it proves the event
+is still ours, and raises if another manager took it over).
+"""
+
+import dataclasses
+import datetime
+from collections.abc import Callable
+
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+from placement_ext.decision import capacity
+from placement_ext.decision import host_pickup
+from placement_ext.decision import reservation_names as names
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import reservation_placement
+from placement_ext.manager import capacity_inputs as inputs
+from placement_ext.manager import hosts as hosts_wf
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+from placement_ext.schemas import reservation as schema
+
+LOG = logging.getLogger(__name__)
+
+Progress = Callable[[], None]
+# A start date this far in the past is still accepted (clock skew and
+# the time a request takes to arrive); "now" is always accepted.
+START_GRACE = datetime.timedelta(minutes=1)
+
+
+def _no_progress() -> None:
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Timeouts:
+    server_delete: float = 600.0
+    server_poll: float = 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Request:
+    """One validated reservation of a lease create body."""
+
+    resources: capacity.Resources
+    amount: int
+    affinity: bool | None
+
+
+class Leases:
+    def __init__(self, database: db_api.Database,
+                 nova: nova_driver.NovaDriver,
+                 placement: reservation_placement.ReservationPlacement,
+                 hosts: hosts_wf.Hosts, timeouts: Timeouts = Timeouts(),
+                 clock: Callable[[], datetime.datetime] = models.utcnow
+                 ) -> None:
+        self.database = database
+        self.nova = nova
+        self.placement = placement
+        self.hosts = hosts
+        self.timeouts = timeouts
+        self.clock = clock
+
+    # -- create ---------------------------------------------------------------
+
+    def create(self, body: dict, project_id: str,
+               user_id: str) -> lease_obj.Lease:
+        """Reserve, then create the class and flavor of each reservation.
+
+        :raises InvalidInput: a bad body (the field is named).
+        :raises Conflict: not enough capacity, or the name is taken.
+        """
+        now = self.clock()
+        values = schema.validate_lease(body, now)
+        if values['start_date'] < now - START_GRACE:
+            raise exception.InvalidInput(
+                field='start_date',
+                reason=f'{values["start_date"]} is in the past; use "now" '
+                       f'or a later date')
+        requests = [_request(i, res)
+                    for i, res in enumerate(values['reservations'])]
+        candidates = host_obj.list_hosts(self.database, reservable=True)
+        if not candidates:
+            raise exception.Conflict(
+                reason='no reservable host; enrol hosts with '
+                       '"placement-ext host create"')
+        usages = {req.resources: inputs.read_usages(
+            self.placement, candidates, req.resources) for req in requests}
+        lease_id = self._reserve(values, requests, candidates, usages,
+                                 project_id, user_id)
+        lease = lease_obj.get(self.database, lease_id)
+        self._provision_or_undo(lease)
+        LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
+                 '%(slots)s',
+                 {'id': lease.id, 'name': lease.name, 'project': project_id,
+                  'slots': [r.slots_by_host for r in lease.reservations]})
+        return lease
+
+    def _reserve(self, values: dict, requests: list[_Request],
+                 candidates: list[host_obj.Host], usages: dict,
+                 project_id: str, user_id: str) -> str:
+        start, end = values['start_date'], values['end_date']
+        with self.database.writer():
+            locked = host_obj.lock(self.database,
+                                   [h.id for h in candidates])
+            # a host retired meanwhile is no longer offered
+            hosts = [h for h in locked if h.reservable]
+            by_id = {h.id: h for h in hosts}
+            held = lease_obj.holdings(self.database, list(by_id))
+            new = []
+            for index, req in enumerate(requests):
+                res = self._pick(index, req, hosts, usages[req.resources],
+                                 held, start, end)
+                new.append(res)
+                held += _holdings_of(res, start, end)
+            return lease_obj.create(
+                self.database, name=values['name'], user_id=user_id,
+                project_id=project_id, start_date=start, end_date=end,
+                reservations=new)
+
+    def _pick(self, index: int, req: _Request, hosts: list[host_obj.Host],
+              usages: inputs.Usages, held: list[lease_obj.Holding],
+              start: datetime.datetime, end: datetime.datetime
+              ) -> lease_obj.NewReservation:
+        by_id = {h.id: h for h in hosts}
+        capacities = capacity.host_capacities(
+            inputs.decision_hosts(hosts, usages),
+            inputs.reserved_slots(held, by_id, usages),
+            req.resources, start, end)
+        pickup = host_pickup.pick_hosts(capacity.slots_by_host(capacities),
+                                        req.amount, req.affinity)
+        if not pickup.ok:
+            raise exception.Conflict(
+                reason=f'not enough capacity for reservation {index} '
+                       f'({req.amount} x {req.resources.as_tuple()} vcpus/'
+                       f'memory_mb/disk_gb) from {start} to {end}: '
+                       f'{pickup.reason}')
+        ids = {h.hypervisor_hostname: h.id for h in hosts}
+        vcpus, memory_mb, disk_gb = req.resources.as_tuple()
+        return lease_obj.NewReservation(
+            vcpus=vcpus, memory_mb=memory_mb, disk_gb=disk_gb,
+            amount=req.amount, affinity=req.affinity,
+            slots={ids[name]: n for name, n in pickup.allocations})
+
+    def _provision_or_undo(self, lease: lease_obj.Lease) -> None:
+        try:
+            for res in lease.reservations:
+                self.provision(lease, res)
+        except Exception:
+            LOG.exception('Lease %s: creating its class or flavor failed; '
+                          'removing the lease', lease.id)
+            try:
+                self._teardown(lease, _no_progress)
+                lease_obj.delete(self.database, lease.id)
+            except Exception:
+                LOG.exception('Lease %s could not be removed; it stays in '
+                              'ERROR for "lease delete" or "lease '
+                              'reconcile"', lease.id)
+                lease_obj.set_status(self.database, lease.id,
+                                     models.LEASE_ERROR,
+                                     models.RESERVATION_ERROR)
+            raise
+
+    def provision(self, lease: lease_obj.Lease,
+                   res: lease_obj.Reservation) -> None:
+        """Class, flavor with its extra spec, flavor access: idempotent."""
+        self.placement.ensure_resource_class(res.resource_class)
+        self.nova.ensure_private_flavor(
+            res.flavor_id, names.flavor_name_for(res.id), vcpus=res.vcpus,
+            memory_mb=res.memory_mb, disk_gb=res.disk_gb,
+            extra_specs=names.flavor_extra_specs(res.id),
+            project_id=lease.project_id)
+
+    # -- start and end --------------------------------------------------------
+
+    def start(self, lease: lease_obj.Lease,
+              progress: Progress = _no_progress) -> None:
+        """Put each reservation's inventory on its hosts' providers."""
+        hosts = {h.id: h for h in host_obj.list_hosts(self.database)}
+        for res in lease.reservations:
+            self.provision(lease, res)
+            progress()
+            for host_id, hostname, slots in res.allocations:
+                host = hosts.get(host_id)
+                if host is None:
+                    raise exception.NotFound(kind='host', id=hostname)
+                self._put_inventory(host, res.resource_class, slots)
+                progress()
+        LOG.info('Lease %s started', lease.id)
+
+    def _put_inventory(self, host: host_obj.Host, resource_class: str,
+                       slots: int) -> None:
+        provider = self.hosts.reservation_provider(host)
+        try:
+            self.placement.set_inventory(provider, resource_class, slots)
+        except exception.NotFound:
+            # the provider was deleted behind our back: make a new one
+            provider = self.hosts.reservation_provider(host, refresh=True)
+            self.placement.set_inventory(provider, resource_class, slots)
+
+    def end(self, lease: lease_obj.Lease,
+            progress: Progress = _no_progress) -> None:
+        """Delete the servers, then inventories, class and flavor."""
+        self._teardown(lease, progress)
+        LOG.info('Lease %s ended', lease.id)
+
+    def _teardown(self, lease: lease_obj.Lease, progress: Progress) -> None:
+        hosts = {h.id: h for h in host_obj.list_hosts(self.database)}
+        for res in lease.reservations:
+            # no new server may take the slots while we clear them
+            self.nova.revoke_flavor_access(res.flavor_id, lease.project_id)
+            self._delete_servers(self.nova.servers_with_flavor(res.flavor_id),
+                                 progress)
+            for host_id, _name, _slots in res.allocations:
+                host = hosts.get(host_id)
+                if host is not None:
+                    self._drop_inventory(host, res.resource_class, progress)
+                progress()
+            self._drop_class(res.resource_class, progress)
+            self.nova.delete_flavor(res.flavor_id)
+            progress()
+
+    def _drop_class(self, resource_class: str, progress: Progress) -> None:
+        try:
+            self.placement.delete_resource_class(resource_class)
+        except exception.ConcurrentUpdate:
+            raise
+        except exception.Conflict:
+            # an inventory outside the lease's hosts (a host re-enrolled,
+            # a manual change): look through every reservation provider
+            for provider in self.placement.reservation_providers():
+                _gen, inventories = self.placement.inventories(provider.uuid)
+                if resource_class in inventories:
+                    self._drop_inventory_on(provider.uuid, provider.name,
+                                            resource_class, progress)
+            self.placement.delete_resource_class(resource_class)
+
+    def _drop_inventory(self, host: host_obj.Host, resource_class: str,
+                        progress: Progress) -> None:
+        provider = host.reservation_provider_uuid
+        if provider is None:
+            found = self.placement.reservation_provider(
+                host.hypervisor_hostname)
+            if found is None:
+                return
+            provider = found.uuid
+        self._drop_inventory_on(provider, host.hypervisor_hostname,
+                                resource_class, progress)
+
+    def _drop_inventory_on(self, provider: str, where: str,
+                           resource_class: str, progress: Progress) -> None:
+        try:
+            self.placement.delete_inventory(provider, resource_class)
+        except exception.ConcurrentUpdate:
+            raise
+        except exception.Conflict:
+            # in use: servers Nova did not list by flavor (the flavor was
+            # deleted, or they were booted otherwise) still hold slots
+            consumers = self.placement.consumers(provider, resource_class)
+            LOG.warning('Reservation class %(rc)s on %(where)s is still '
+                        'used by %(consumers)s; deleting them',
+                        {'rc': resource_class, 'where': where,
+                         'consumers': consumers})
+            self._delete_servers(consumers, progress)
+            self.placement.delete_inventory(provider, resource_class)
+
+    def _delete_servers(self, server_ids: list[str],
+                        progress: Progress) -> None:
+        if server_ids:
+            self.nova.delete_servers(
+                server_ids, timeout=self.timeouts.server_delete,
+                interval=self.timeouts.server_poll, progress=progress)
+
+
+def _request(index: int, res: dict) -> _Request:
+    if (res.get('resource_properties') or '').strip() not in ('', '[]'):
+        raise exception.InvalidInput(
+            field=f'reservations[{index}].resource_properties',
+            reason='host filters are not supported; leave it empty')
+    return _Request(capacity.Resources(res['vcpus'], res['memory_mb'],
+                                       res['disk_gb']),
+                    res['amount'], res['affinity'])
+
+
+def _holdings_of(res: lease_obj.NewReservation, start: datetime.datetime,
+                 end: datetime.datetime) -> list[lease_obj.Holding]:
+    """The slots a reservation just picked, as holdings for the next
+    reservation of the same lease."""
+    rc = names.resource_class_for(res.id)
+    return [lease_obj.Holding(res.id, host_id, start, end, res.vcpus,
+                              res.memory_mb, res.disk_gb, slots, rc)
+            for host_id, slots in res.slots.items()]

@@ -1,0 +1,200 @@
+"""Report, and optionally repair, drift between our database and
+Placement / Nova (``placement-ext lease reconcile [--repair]``).
+
+Reads the database (hosts, leases) and the services (every
+``blazar_*`` provider and its inventories, every ``CUSTOM_RESERVATION_*``
+class, every ``reservation:*`` flavor, the free pool), lets
+:func:`placement_ext.decision.reservation_drift.find_drift` list the
+differences, and with ``repair`` runs each repair, in order, recording
+what worked and what did not.
+
+Leases owned by a running or failed event are left to the event task.
+A lease whose generation changed while we looked (an event claimed or
+finished it) is skipped too: what we saw of it may be outdated.
+"""
+
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+from placement_ext.decision import reservation_drift as drift
+from placement_ext.decision import reservation_names as names
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import reservation_placement
+from placement_ext.manager import hosts as hosts_wf
+from placement_ext.manager import leases as leases_wf
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+
+LOG = logging.getLogger(__name__)
+
+
+class Reconciler:
+    def __init__(self, database: db_api.Database,
+                 nova: nova_driver.NovaDriver,
+                 placement: reservation_placement.ReservationPlacement,
+                 hosts: hosts_wf.Hosts, leases: leases_wf.Leases) -> None:
+        self.database = database
+        self.nova = nova
+        self.placement = placement
+        self.hosts = hosts
+        self.leases = leases
+
+    def run(self, repair: bool = False) -> dict:
+        hosts = host_obj.list_hosts(self.database)
+        leases = {lease.id: lease
+                  for lease in lease_obj.list_leases(self.database)}
+        observed = self._observe()
+        changed = _changed_leases(leases, self.database)
+        records = [_record(lease, res, lease.id in changed)
+                   for lease in leases.values()
+                   for res in lease.reservations]
+        findings = drift.find_drift(
+            [_host_record(h) for h in hosts], records, observed)
+        owners = _owners(leases.values())
+        report = []
+        for finding in findings:
+            entry = finding.to_dict()
+            if repair:
+                entry.update(self._repair(finding, observed, leases,
+                                          owners))
+            report.append(entry)
+        return {'repair': repair, 'findings': report,
+                'checked': {'hosts': len(hosts), 'leases': len(leases),
+                            'providers': len(observed.providers),
+                            'classes': len(observed.classes),
+                            'flavors': len(observed.flavors)}}
+
+    def _observe(self) -> drift.Observed:
+        providers = {names.hostname_for_provider(p.name): p.uuid
+                     for p in self.placement.reservation_providers()}
+        inventories = {}
+        for hostname, uuid in providers.items():
+            _gen, inventory = self.placement.inventories(uuid)
+            inventories[hostname] = {
+                rc: inv['total'] for rc, inv in inventory.items()
+                if names.reservation_for_resource_class(rc)}
+        return drift.Observed(
+            providers=providers, inventories=inventories,
+            classes=frozenset(self.placement.reservation_classes()),
+            flavors=frozenset(self.nova.flavors_named(names.FLAVOR_PREFIX)),
+            pool=self.nova.aggregate_hosts(self.hosts.freepool))
+
+    def _repair(self, finding: drift.Finding, observed: drift.Observed,
+                leases: dict, owners: dict) -> dict:
+        owner = next((owners[arg] for arg in finding.args
+                      if arg in owners), None)
+        if owner and owner in _changed_leases(
+                {owner: leases[owner]}, self.database):
+            return {'repaired': False,
+                    'error': f'lease {owner} changed meanwhile; run '
+                             f'reconcile again'}
+        try:
+            getattr(self, '_' + finding.repair)(observed, leases,
+                                                *finding.args)
+        except exception.PlacementExtError as exc:
+            LOG.warning('Reconcile: %(kind)s %(subject)s not repaired: '
+                        '%(error)s', {'kind': finding.kind,
+                                      'subject': finding.subject,
+                                      'error': exc.detail})
+            return {'repaired': False, 'error': exc.detail}
+        LOG.info('Reconcile: %(kind)s %(subject)s repaired (%(repair)s)',
+                 {'kind': finding.kind, 'subject': finding.subject,
+                  'repair': finding.repair})
+        return {'repaired': True}
+
+    # -- repairs, named after drift.REPAIRS ----------------------------------
+
+    def _create_provider(self, observed: drift.Observed, leases: dict,
+                         hostname: str) -> None:
+        host = host_obj.find(self.database, hostname)
+        self.hosts.reservation_provider(host, refresh=True)
+
+    def _provider(self, observed: drift.Observed, hostname: str) -> str:
+        uuid = observed.providers.get(hostname)
+        if uuid is None:  # created by an earlier repair of this run
+            host = host_obj.find(self.database, hostname)
+            uuid = self.hosts.reservation_provider(host)
+        return uuid
+
+    def _delete_inventory(self, observed: drift.Observed, leases: dict,
+                          hostname: str, resource_class: str) -> None:
+        self.placement.delete_inventory(
+            self._provider(observed, hostname), resource_class)
+
+    def _set_inventory(self, observed: drift.Observed, leases: dict,
+                       hostname: str, resource_class: str,
+                       total: int) -> None:
+        self.placement.set_inventory(self._provider(observed, hostname),
+                                     resource_class, total)
+
+    def _delete_provider(self, observed: drift.Observed, leases: dict,
+                         hostname: str) -> None:
+        self.placement.delete_reservation_provider(hostname)
+
+    def _delete_class(self, observed: drift.Observed, leases: dict,
+                      resource_class: str) -> None:
+        self.placement.delete_resource_class(resource_class)
+
+    def _create_class(self, observed: drift.Observed, leases: dict,
+                      resource_class: str) -> None:
+        self.placement.ensure_resource_class(resource_class)
+
+    def _delete_flavor(self, observed: drift.Observed, leases: dict,
+                       flavor_id: str) -> None:
+        self.nova.delete_flavor(flavor_id)
+
+    def _create_flavor(self, observed: drift.Observed, leases: dict,
+                       reservation_id: str) -> None:
+        for lease in leases.values():
+            for res in lease.reservations:
+                if res.id == reservation_id:
+                    self.leases.provision(lease, res)
+                    return
+
+    def _add_to_pool(self, observed: drift.Observed, leases: dict,
+                     service_host: str) -> None:
+        self.hosts.join_free_pool(service_host)
+
+    def _remove_from_pool(self, observed: drift.Observed, leases: dict,
+                          service_host: str) -> None:
+        self.nova.remove_host_from_aggregate(self.hosts.freepool,
+                                             service_host)
+
+
+def _host_record(host: host_obj.Host) -> drift.HostRecord:
+    return drift.HostRecord(host.hypervisor_hostname, host.service_name,
+                            host.reservation_provider_uuid, host.reservable)
+
+
+def _record(lease: lease_obj.Lease, res: lease_obj.Reservation,
+            changed: bool) -> drift.ReservationRecord:
+    running = any(e.status == models.EVENT_IN_PROGRESS for e in lease.events)
+    if res.status == models.RESERVATION_DELETED:
+        state = drift.ENDED
+    elif changed or running or res.status == models.RESERVATION_ERROR:
+        state = drift.BUSY
+    elif res.status == models.RESERVATION_ACTIVE:
+        state = drift.ACTIVE
+    else:
+        state = drift.PENDING
+    return drift.ReservationRecord(res.id, res.resource_class, res.flavor_id,
+                                   state, res.slots_by_host)
+
+
+def _owners(leases: object) -> dict[str, str]:
+    """Resource class, flavor id and reservation id -> lease id."""
+    owners = {}
+    for lease in leases:
+        for res in lease.reservations:
+            for key in (res.resource_class, res.flavor_id, res.id):
+                owners[key] = lease.id
+    return owners
+
+
+def _changed_leases(leases: dict, database: db_api.Database) -> set[str]:
+    """Leases whose generation is no longer the one read (or gone)."""
+    now = lease_obj.generations(database, list(leases))
+    return {lease_id for lease_id, lease in leases.items()
+            if now.get(lease_id) != lease.generation}

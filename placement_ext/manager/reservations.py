@@ -1,0 +1,98 @@
+"""The reservation workflows of one manager, wired to its drivers.
+
+:class:`Reservations` builds the host, lease, event and reconcile
+workflows on one database, one Nova driver and one Placement driver;
+the RPC endpoint (:mod:`placement_ext.manager.manager`) calls it. The
+workflows live in :mod:`~placement_ext.manager.hosts`,
+:mod:`~placement_ext.manager.leases`, :mod:`~placement_ext.manager.events`
+and :mod:`~placement_ext.manager.reconcile`; decisions come from
+:mod:`placement_ext.decision`.
+"""
+
+import dataclasses
+import datetime
+from collections.abc import Callable
+
+from oslo_config import cfg
+
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+from placement_ext.drivers import keystone
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import placement as placement_driver
+from placement_ext.drivers import reservation_placement
+from placement_ext.manager import events
+from placement_ext.manager import hosts as hosts_wf
+from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import reconcile
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``[reservation]`` options the workflows use."""
+
+    freepool: str = 'placement_ext_freepool'
+    server_delete_timeout: float = 600.0
+    server_poll_interval: float = 2.0
+    event_stale_after: float = 600.0
+    inventory_conflict_retries: int = 10
+    inventory_conflict_max_wait: float = 1.0
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> 'Settings':
+        opts = conf.reservation
+        return cls(freepool=opts.freepool_aggregate,
+                   server_delete_timeout=opts.server_delete_timeout,
+                   server_poll_interval=opts.server_poll_interval,
+                   event_stale_after=opts.event_stale_after,
+                   inventory_conflict_retries=opts.inventory_conflict_retries,
+                   inventory_conflict_max_wait=(
+                       opts.inventory_conflict_max_wait))
+
+
+class Reservations:
+    """Hosts, leases, lease events and reconcile for one manager."""
+
+    def __init__(self, database: db_api.Database,
+                 nova: nova_driver.NovaDriver,
+                 placement: placement_driver.PlacementDriver,
+                 settings: Settings = Settings(),
+                 clock: Callable[[], datetime.datetime] = models.utcnow
+                 ) -> None:
+        self.database = database
+        self.nova = nova
+        self.placement = reservation_placement.ReservationPlacement(
+            placement, max_attempts=settings.inventory_conflict_retries,
+            max_wait=settings.inventory_conflict_max_wait)
+        self.hosts = hosts_wf.Hosts(database, nova, self.placement,
+                                    settings.freepool)
+        self.leases = leases_wf.Leases(
+            database, nova, self.placement, self.hosts,
+            leases_wf.Timeouts(settings.server_delete_timeout,
+                               settings.server_poll_interval), clock)
+        self.events = events.EventRunner(database, self.leases,
+                                         settings.event_stale_after, clock)
+        self.reconciler = reconcile.Reconciler(
+            database, nova, self.placement, self.hosts, self.leases)
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts,
+                  database: db_api.Database) -> 'Reservations':
+        """Drivers from ``[nova]`` and ``[placement]``."""
+        nova = nova_driver.NovaDriver(
+            keystone.load_session(conf, 'nova'),
+            adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'))
+        placement = placement_driver.PlacementDriver.from_conf(conf)
+        return cls(database, nova, placement, Settings.from_conf(conf))
+
+    def delete_lease(self, ref: str, project_id: str | None = None) -> None:
+        """End the lease now (servers, inventories, class, flavor), then
+        delete it."""
+        lease = lease_obj.find(self.database, ref, project_id)
+        self.events.end_now(lease)
+        lease_obj.delete(self.database, lease.id)
+
+    def find_host(self, ref: str) -> host_obj.Host:
+        return host_obj.find(self.database, ref)

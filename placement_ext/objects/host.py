@@ -1,0 +1,189 @@
+"""Reservable compute hosts (the ``computehosts`` table).
+
+A host is a Nova compute node enrolled for instance reservations: its
+sizes as Nova reported them, its compute node resource provider and its
+reservation provider (``blazar_<hypervisor_hostname>``, NULL until it
+exists). Deleting a host is refused while reservations hold slots on it.
+"""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from placement_ext import exception
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+
+
+@dataclasses.dataclass(frozen=True)
+class Host:
+    id: int
+    hypervisor_hostname: str
+    service_name: str
+    availability_zone: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    compute_provider_uuid: str
+    reservation_provider_uuid: str | None
+    reservable: bool
+    generation: int
+    created_at: datetime.datetime
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out['created_at'] = self.created_at.isoformat()
+        return out
+
+
+def create(database: db_api.Database, *, hypervisor_hostname: str,
+           service_name: str, availability_zone: str, vcpus: int,
+           memory_mb: int, local_gb: int, compute_provider_uuid: str,
+           reservation_provider_uuid: str | None = None) -> Host:
+    """Record a host.
+
+    :raises Conflict: a host with this hypervisor hostname (or compute
+        node provider) is already enrolled.
+    """
+    row = models.ComputeHost(
+        hypervisor_hostname=hypervisor_hostname, service_name=service_name,
+        availability_zone=availability_zone, vcpus=vcpus,
+        memory_mb=memory_mb, local_gb=local_gb,
+        compute_provider_uuid=compute_provider_uuid,
+        reservation_provider_uuid=reservation_provider_uuid)
+    try:
+        with database.writer() as session:
+            session.add(row)
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.Conflict(
+            reason=f'host {hypervisor_hostname} is already enrolled')
+    return get(database, row.id)
+
+
+def get(database: db_api.Database, host_id: int) -> Host:
+    with database.reader() as session:
+        row = session.get(models.ComputeHost, host_id)
+        if row is None:
+            raise exception.NotFound(kind='host', id=host_id)
+        return _host(row)
+
+
+def find(database: db_api.Database, ref: str | int) -> Host:
+    """A host by id, hypervisor hostname or (if unambiguous) service name.
+
+    :raises NotFound: no such host.
+    :raises Conflict: the service name is shared by several nodes.
+    """
+    if isinstance(ref, int) or str(ref).isdigit():
+        try:
+            return get(database, int(ref))
+        except exception.NotFound:
+            pass
+    table = models.ComputeHost
+    with database.reader() as session:
+        rows = session.scalars(
+            sa.select(table).where(sa.or_(
+                table.hypervisor_hostname == str(ref),
+                table.service_name == str(ref)))
+            .order_by(table.id)).all()
+        exact = [r for r in rows if r.hypervisor_hostname == str(ref)]
+        if exact:
+            return _host(exact[0])
+        if len(rows) > 1:
+            raise exception.Conflict(
+                reason=f'compute service {ref} has several nodes (' +
+                       ', '.join(r.hypervisor_hostname for r in rows) +
+                       '); name the hypervisor')
+        if not rows:
+            raise exception.NotFound(kind='host', id=ref)
+        return _host(rows[0])
+
+
+def list_hosts(database: db_api.Database,
+               reservable: bool | None = None) -> list[Host]:
+    """Hosts by hypervisor hostname."""
+    stmt = sa.select(models.ComputeHost).order_by(
+        models.ComputeHost.hypervisor_hostname)
+    if reservable is not None:
+        stmt = stmt.where(models.ComputeHost.reservable == reservable)
+    with database.reader() as session:
+        return [_host(row) for row in session.scalars(stmt)]
+
+
+def lock(database: db_api.Database, host_ids: list[int]) -> list[Host]:
+    """Lock hosts for the enclosing writer transaction (capacity
+    decisions); see :func:`placement_ext.db.api.lock_computehosts`."""
+    with database.writer() as session:
+        return [_host(row)
+                for row in db_api.lock_computehosts(session, host_ids)]
+
+
+def set_reservation_provider(database: db_api.Database, host: Host,
+                             provider_uuid: str) -> Host:
+    """Record the host's reservation provider (compare-and-swap)."""
+    with database.writer() as session:
+        db_api.compare_and_swap(session, models.ComputeHost, host.id,
+                                host.generation,
+                                reservation_provider_uuid=provider_uuid)
+    return get(database, host.id)
+
+
+def slot_count(database: db_api.Database, host_id: int) -> int:
+    """Reserved slots on the host (allocation rows of any reservation)."""
+    table = models.ComputeHostAllocation
+    with database.reader() as session:
+        return session.scalar(
+            sa.select(sa.func.count()).select_from(table)
+            .where(table.compute_host_id == host_id))
+
+
+def retire(database: db_api.Database, host: Host) -> Host:
+    """Stop offering the host to new leases, first step of its deletion.
+
+    :raises Conflict: reservations hold slots on it.
+    :raises ConcurrentUpdate: the host changed since it was read.
+    """
+    with database.writer() as session:
+        db_api.lock_computehosts(session, [host.id])
+        _refuse_if_reserved(database, host)
+        db_api.compare_and_swap(session, models.ComputeHost, host.id,
+                                host.generation, reservable=False)
+    return get(database, host.id)
+
+
+def _refuse_if_reserved(database: db_api.Database, host: Host) -> None:
+    slots = slot_count(database, host.id)
+    if slots:
+        raise exception.Conflict(
+            reason=f'host {host.hypervisor_hostname} has {slots} reserved '
+                   f'slot(s); delete the leases holding them, or wait for '
+                   f'their end')
+
+
+def delete(database: db_api.Database, host: Host) -> None:
+    """Delete the record; refused while reservations hold slots on it.
+
+    :raises Conflict: the host has allocations, or changed meanwhile.
+    """
+    with database.writer() as session:
+        db_api.lock_computehosts(session, [host.id])
+        _refuse_if_reserved(database, host)
+        db_api.compare_and_swap(session, models.ComputeHost, host.id,
+                                host.generation)
+        session.execute(sa.delete(models.ComputeHost)
+                        .where(models.ComputeHost.id == host.id))
+
+
+def _host(row: models.ComputeHost) -> Host:
+    return Host(
+        id=row.id, hypervisor_hostname=row.hypervisor_hostname,
+        service_name=row.service_name,
+        availability_zone=row.availability_zone, vcpus=row.vcpus,
+        memory_mb=row.memory_mb, local_gb=row.local_gb,
+        compute_provider_uuid=row.compute_provider_uuid,
+        reservation_provider_uuid=row.reservation_provider_uuid,
+        reservable=row.reservable, generation=row.generation,
+        created_at=row.created_at)

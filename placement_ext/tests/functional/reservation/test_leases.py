@@ -1,0 +1,237 @@
+"""Lease create, start, end and delete on a real Placement (Nova faked)."""
+
+from placement_ext import exception
+from placement_ext.db import models
+from placement_ext.decision import reservation_names as names
+from placement_ext.objects import host as host_obj
+from placement_ext.tests.functional.placement import base as pbase
+from placement_ext.tests.functional.reservation import base
+
+
+class TestCreate(base.ReservationTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.add_compute('cn1')           # 4 vCPU each
+        self.add_compute('cn2')
+
+    def test_more_instances_than_hosts_with_no_affinity(self):
+        lease = self.create_lease(amount=6, affinity=None)
+        res = lease.reservations[0]
+        self.assertEqual({'cn1': 4, 'cn2': 2}, res.slots_by_host)
+        self.assertEqual(models.LEASE_PENDING, lease.status)
+        self.assertIsNone(res.affinity)
+        self.assertEqual(names.resource_class_for(res.id), res.resource_class)
+        self.assertIn(res.resource_class, self.classes())
+        flavor = self.nova.flavors[res.id]
+        self.assertEqual({f'resources:{res.resource_class}': '1'},
+                         flavor['specs'])
+        self.assertEqual({base.PROJECT}, flavor['access'])
+        self.assertEqual((1, 1024, 1),
+                         (flavor['vcpus'], flavor['ram'], flavor['disk']))
+        self.assertEqual(['end_lease', 'start_lease'],
+                         sorted(e.event_type for e in lease.events))
+
+    def test_affinity_true_puts_every_slot_on_one_host(self):
+        lease = self.create_lease(amount=3, affinity=True)
+        self.assertEqual({'cn1': 3}, lease.reservations[0].slots_by_host)
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='big', amount=5, affinity=True)
+        self.assertIn('affinity=True needs one host with 5 free slots',
+                      exc.detail)
+
+    def test_affinity_false_uses_distinct_hosts(self):
+        lease = self.create_lease(amount=2, affinity=False)
+        self.assertEqual({'cn1': 1, 'cn2': 1},
+                         lease.reservations[0].slots_by_host)
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='three', amount=3, affinity=False)
+        self.assertIn('3 distinct hosts', exc.detail)
+
+    def test_blazar_cli_strings_for_affinity(self):
+        body = self.lease_body(amount=2)
+        body['reservations'][0]['affinity'] = 'False'
+        lease = self.res.leases.create(body, base.PROJECT, 'u')
+        self.assertIs(False, lease.reservations[0].affinity)
+
+    def test_overlapping_reservations_count_slot_by_slot(self):
+        # 8 slots in all; the first lease takes 6 for two hours
+        self.create_lease(name='a', amount=6, hours=2)
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='b', amount=3, hours=1)
+        self.assertIn('needs 3 free slots', exc.detail)
+        self.create_lease(name='c', amount=2, hours=1)
+        # after the first lease ends its slots are free again
+        later = self.create_lease(name='d', amount=8,
+                                  start_in={'hours': 2}, hours=1)
+        self.assertEqual({'cn1': 4, 'cn2': 4},
+                         later.reservations[0].slots_by_host)
+
+    def test_real_usage_in_placement_is_counted(self):
+        # an ordinary instance using 3 vCPU on cn1
+        pbase.allocate(self.client, {self.computes['cn1']: {
+            'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 1}})
+        lease = self.create_lease(amount=5)
+        self.assertEqual({'cn1': 1, 'cn2': 4},
+                         lease.reservations[0].slots_by_host)
+
+    def test_full_host_today_is_still_read(self):
+        # cn1 is full now (no allocation candidate, so no summary):
+        # its capacity comes from its inventory and usage instead
+        pbase.allocate(self.client, {self.computes['cn1']: {'VCPU': 4}})
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                amount=5)
+        self.assertIn('needs 5 free slots; the 2 hosts have 4', exc.detail)
+
+    def test_retired_hosts_are_not_offered(self):
+        host_obj.retire(self.db, host_obj.find(self.db, 'cn2'))
+        lease = self.create_lease(amount=4)
+        self.assertEqual({'cn1': 4}, lease.reservations[0].slots_by_host)
+
+    def test_bad_input_names_the_field(self):
+        body = self.lease_body()
+        body['reservations'][0]['amount'] = 0
+        exc = self.assertRaises(exception.InvalidInput,
+                                self.res.leases.create, body, 'p', 'u')
+        self.assertIn('amount', exc.field)
+        body = self.lease_body(start='2001-01-01T00:00')
+        exc = self.assertRaises(exception.InvalidInput,
+                                self.res.leases.create, body, 'p', 'u')
+        self.assertEqual('start_date', exc.field)
+        body = self.lease_body()
+        body['reservations'][0]['resource_properties'] = '["==", "$a", 1]'
+        exc = self.assertRaises(exception.InvalidInput,
+                                self.res.leases.create, body, 'p', 'u')
+        self.assertEqual('reservations[0].resource_properties', exc.field)
+
+    def test_same_name_in_a_project_is_refused(self):
+        self.create_lease(name='x')
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='x')
+        self.assertIn("already has a lease named 'x'", exc.detail)
+
+    def test_flavor_failure_removes_the_lease(self):
+        self.nova.fail['ensure_private_flavor'] = exception.ServiceError(
+            service='Nova', reason='boom')
+        self.assertRaises(exception.ServiceError, self.create_lease,
+                          amount=2)
+        self.assertEqual([], self.res.reconciler.run()['findings'])
+        self.assertEqual(set(), self.classes())
+        lease = self.create_lease(amount=8)
+        self.assertEqual(2, len(lease.reservations[0].slots_by_host))
+
+
+class TestStartEnd(base.ReservationTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.add_compute('cn1')
+        self.add_compute('cn2')
+
+    def test_start_puts_one_inventory_per_host(self):
+        lease = self.create_lease(amount=6)
+        outcomes = self.run_events()
+        self.assertEqual(['done'], [o.result for o in outcomes])
+        rc = lease.reservations[0].resource_class
+        self.assertEqual({rc: 4}, self.reservation_inventory('cn1'))
+        self.assertEqual({rc: 2}, self.reservation_inventory('cn2'))
+        provider = self.provider('cn1')
+        _gen, inventory = self.res.placement.inventories(provider.uuid)
+        self.assertEqual({'total': 4, 'reserved': 0, 'min_unit': 1,
+                          'max_unit': 1, 'step_size': 1,
+                          'allocation_ratio': 1.0}, inventory[rc])
+        lease = self.lease(lease.id)
+        self.assertEqual(models.LEASE_ACTIVE, lease.status)
+        self.assertEqual(models.RESERVATION_ACTIVE,
+                         lease.reservations[0].status)
+        self.assertEqual([], self.run_events())
+
+    def test_start_keeps_other_reservations_inventories(self):
+        first = self.create_lease(name='a', amount=2, affinity=True)
+        self.run_events()
+        second = self.create_lease(name='b', amount=2, affinity=True)
+        self.run_events()
+        inventory = self.reservation_inventory('cn1')
+        self.assertEqual({first.reservations[0].resource_class: 2,
+                          second.reservations[0].resource_class: 2},
+                         inventory)
+
+    def test_reserved_instances_count_once(self):
+        lease = self.create_lease(amount=4, affinity=True)
+        self.run_events()
+        for _ in range(3):
+            self.boot(self.lease(lease.id), 'cn1')
+        # cn1 runs 3 reserved instances inside its 4 slots: still full
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='b', amount=5)
+        self.assertIn('the 2 hosts have 4', exc.detail)
+
+    def test_end_deletes_servers_inventory_class_and_flavor(self):
+        lease = self.create_lease(amount=3, hours=1)
+        self.run_events()
+        lease = self.lease(lease.id)
+        self.boot(lease, 'cn1')
+        self.boot(lease, 'cn1')
+        self.clock.advance(hours=1)
+        outcomes = self.run_events()
+        self.assertEqual([('end_lease', 'done')],
+                         [(o.event_type, o.result) for o in outcomes])
+        self.assert_nothing_left(lease)
+        ended = self.lease(lease.id)
+        self.assertEqual(models.LEASE_TERMINATED, ended.status)
+        self.assertEqual(models.RESERVATION_DELETED,
+                         ended.reservations[0].status)
+        self.assertEqual({}, ended.reservations[0].slots_by_host)
+        self.assertEqual(0, host_obj.slot_count(
+            self.db, host_obj.find(self.db, 'cn1').id))
+        self.res.hosts.delete('cn1')
+
+    def test_end_deletes_servers_nova_no_longer_lists(self):
+        lease = self.create_lease(amount=1, hours=1)
+        self.run_events()
+        server = self.boot(self.lease(lease.id), 'cn1')
+        # the flavor is gone, so Nova's list by flavor misses the server;
+        # its Placement allocation still names it
+        self.nova.flavors.pop(lease.reservations[0].flavor_id)
+        self.clock.advance(hours=1)
+        self.run_events()
+        self.assertNotIn(server, self.nova.servers)
+        self.assert_nothing_left(lease)
+
+    def test_lease_over_before_it_started_is_never_started(self):
+        lease = self.create_lease(amount=2, hours=1)
+        self.clock.advance(hours=2)
+        outcomes = self.run_events()
+        self.assertEqual([('start_lease', 'skipped'), ('end_lease', 'done')],
+                         [(o.event_type, o.result) for o in outcomes])
+        self.assertEqual({}, self.reservation_inventory('cn1'))
+        self.assert_nothing_left(lease)
+
+    def test_back_to_back_leases_reuse_the_slots(self):
+        first = self.create_lease(name='a', amount=8, hours=1)
+        second = self.create_lease(name='b', amount=8, hours=1,
+                                   start_in={'hours': 1})
+        self.run_events()
+        self.clock.advance(hours=1)
+        outcomes = self.run_events()
+        # at the shared instant the end runs before the start
+        self.assertEqual([('end_lease', first.id), ('start_lease',
+                                                     second.id)],
+                         [(o.event_type, o.lease_id) for o in outcomes])
+        rc = second.reservations[0].resource_class
+        self.assertEqual({rc: 4}, self.reservation_inventory('cn1'))
+
+    def test_delete_active_lease(self):
+        lease = self.create_lease(amount=2)
+        self.run_events()
+        self.boot(self.lease(lease.id), 'cn1')
+        self.res.delete_lease(lease.name, base.PROJECT)
+        self.assert_nothing_left(lease)
+        self.assertRaises(exception.NotFound, self.lease, lease.id)
+        self.assertEqual([], self.run_events())
+
+    def test_delete_pending_lease(self):
+        lease = self.create_lease(amount=2, start_in={'days': 1})
+        self.res.delete_lease(lease.id)
+        self.assert_nothing_left(lease)
+        self.assertRaises(exception.NotFound, self.lease, lease.id)
