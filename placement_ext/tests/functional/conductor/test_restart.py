@@ -10,6 +10,7 @@ import uuid
 
 from testtools import content
 
+from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi
@@ -28,15 +29,18 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         super().setUp()
         backends.require(self, 'rabbit')
         self.addCleanup(self._attach_logs)
-        topic = f'placement_ext_test_{uuid.uuid4().hex[:8]}'
+        name = f'placement_ext_test_{uuid.uuid4().hex[:8]}'
+        # own exchange, auto-deleted: the shared broker keeps nothing of
+        # ours, and other tests' exchange settings cannot clash with it
         with open(self.config_file, 'a', encoding='utf-8') as conf_file:
             conf_file.write(
                 f'\n[DEFAULT]\ntransport_url = {backends.RABBIT_URL}\n'
+                f'control_exchange = {name}\n'
                 f'log_file = {self.config_file}.log\n'
+                f'[oslo_messaging_rabbit]\namqp_auto_delete = true\n'
                 f'[database]\nconnection = {self.database.url}\n'
-                f'[conductor]\ntopic = {topic}\n')
-        self.conf.set_override('transport_url', backends.RABBIT_URL)
-        self.conf.set_override('topic', topic, group='conductor')
+                f'[conductor]\ntopic = {name}\n')
+        self.conf = pe_conf.new_conf(['--config-file', self.config_file])
 
     def _attach_logs(self):
         # before the temporary directory goes, so a failure shows them

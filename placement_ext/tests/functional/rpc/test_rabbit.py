@@ -137,7 +137,8 @@ class TestServiceProcesses(RabbitTestCase):
 
         self.assertEqual(
             {'service': 'conductor', 'host': socket.gethostname(),
-             'version': '1.0', 'request_id': self.context.request_id},
+             'version': conductor_rpcapi.ConductorAPI.VERSION,
+             'request_id': self.context.request_id},
             pong)
         ping_lines = [line for line in self._read(log_path).splitlines()
                       if 'Ping answered by conductor' in line]
