@@ -36,7 +36,6 @@ import os
 import platform
 import statistics
 import sys
-import textwrap
 import time
 import uuid
 
@@ -289,13 +288,8 @@ def write_report(report, out_dir):
         "search to one tree and stays flat as the cloud grows.",
     ]
     title = 'in_tree against unfiltered allocation candidates'
-    text = '\n\n'.join(
-        ['=' * len(title) + '\n' + title + '\n' + '=' * len(title)]
-        + [p if p is table else textwrap.fill(p, 78, break_on_hyphens=False)
-           for p in paragraphs]
-    ) + '\n'
-    with open(os.path.join(out_dir, 'in_tree.rst'), 'w') as f:
-        f.write(text)
+    report.write_rst(os.path.join(out_dir, 'in_tree.rst'), title,
+                     paragraphs, verbatim=(table,))
     print()
     print(table)
 

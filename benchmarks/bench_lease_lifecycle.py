@@ -35,7 +35,6 @@ import os
 import platform
 import statistics
 import sys
-import textwrap
 import threading
 import time
 
@@ -269,13 +268,8 @@ def write_report(report, out_dir):
         f"Total run: {r['total_seconds']} s.",
     ]
     title = 'Lease life cycle on 100 hosts, real Placement'
-    text = '\n\n'.join(
-        ['=' * len(title) + '\n' + title + '\n' + '=' * len(title)]
-        + [p if p in (table, routes) else
-           textwrap.fill(p, 78, break_on_hyphens=False) for p in paragraphs]
-    ) + '\n'
-    with open(os.path.join(out_dir, 'lease_lifecycle.rst'), 'w') as f:
-        f.write(text)
+    report.write_rst(os.path.join(out_dir, 'lease_lifecycle.rst'), title,
+                     paragraphs, verbatim=(table, routes))
     print()
     print(table)
 

@@ -18,6 +18,7 @@ from novaclient import exceptions as nova_exc
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext.decision import host_names
 
 LOG = logging.getLogger(__name__)
 
@@ -151,18 +152,9 @@ class NovaDriver:
         if not any(n.hypervisor_hostname == name for n in nodes):
             nodes = [_hypervisor(h) for h in self._counted(
                 'list hypervisors', self._client.hypervisors.list)]
-        exact = [n for n in nodes if n.hypervisor_hostname == name]
-        if exact:
-            return exact[0]
-        by_host = [n for n in nodes if n.service_host == name]
-        if len(by_host) > 1:
-            raise exception.Conflict(
-                reason=f'compute service {name} has several nodes (' +
-                       ', '.join(n.hypervisor_hostname for n in by_host) +
-                       '); name the hypervisor')
-        if not by_host:
-            raise exception.NotFound(kind='hypervisor', id=name)
-        return by_host[0]
+        return host_names.resolve(
+            name, nodes, lambda n: n.hypervisor_hostname,
+            lambda n: n.service_host, kind='hypervisor')
 
     def compute_zone(self, service_host: str) -> str:
         """The availability zone of a nova-compute service."""

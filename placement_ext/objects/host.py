@@ -15,6 +15,7 @@ from oslo_db import exception as db_exc
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.decision import host_names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,17 +90,9 @@ def find(database: db_api.Database, ref: str | int) -> Host:
                 table.hypervisor_hostname == str(ref),
                 table.service_name == str(ref)))
             .order_by(table.id)).all()
-        exact = [r for r in rows if r.hypervisor_hostname == str(ref)]
-        if exact:
-            return _host(exact[0])
-        if len(rows) > 1:
-            raise exception.Conflict(
-                reason=f'compute service {ref} has several nodes (' +
-                       ', '.join(r.hypervisor_hostname for r in rows) +
-                       '); name the hypervisor')
-        if not rows:
-            raise exception.NotFound(kind='host', id=ref)
-        return _host(rows[0])
+        return _host(host_names.resolve(
+            str(ref), rows, lambda r: r.hypervisor_hostname,
+            lambda r: r.service_name, kind='host'))
 
 
 def list_hosts(database: db_api.Database,

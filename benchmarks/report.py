@@ -1,0 +1,16 @@
+"""Write a benchmark's results page (reStructuredText) the README quotes."""
+
+import textwrap
+
+
+def write_rst(path: str, title: str, paragraphs: list[str],
+              verbatim: tuple[str, ...] = ()) -> None:
+    """Title, then paragraphs wrapped at 78 columns; tables in
+    ``verbatim`` are written as they are."""
+    bar = '=' * len(title)
+    parts = [f'{bar}\n{title}\n{bar}'] + [
+        p if p in verbatim else textwrap.fill(p, 78, break_on_hyphens=False)
+        for p in paragraphs]
+    with open(path, 'w', encoding='utf-8') as out:
+        out.write('\n\n'.join(parts) + '\n')
+
