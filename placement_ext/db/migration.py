@@ -7,6 +7,7 @@ pool settings) is the one the services use.
 """
 
 import contextlib
+import fcntl
 import os
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -85,7 +86,8 @@ def _run(conf: cfg.ConfigOpts, database: api.Database | None,
     database = database or api.Database(conf)
     try:
         config = alembic_cfg()
-        with migration_connection(database.engine) as connection:
+        with _sqlite_schema_lock(database), \
+                migration_connection(database.engine) as connection:
             config.attributes['connection'] = connection
             action(config)
     finally:
@@ -143,3 +145,26 @@ def ensure_current(conf: cfg.ConfigOpts, database: api.Database) -> None:
             service='database',
             reason=f'schema is at {current or "nothing"}, this release '
                    f'needs {wanted}: run "placement-ext-manage db sync"')
+
+
+@contextlib.contextmanager
+def _sqlite_schema_lock(database: api.Database) -> Iterator[None]:
+    """One process at a time changes the schema of a SQLite file.
+
+    A conductor and a manager started together on a new file would both
+    migrate it, and SQLite answers the second "database is locked" at
+    once (two deferred transactions both wanting to write) instead of
+    making it wait. A lock file beside the database serialises them (and
+    ``placement-ext-manage db``); the second then finds the schema
+    current. Server databases need none: only the operator migrates them.
+    """
+    path = database.engine.url.database
+    if database.backend != 'sqlite' or not path or path == ':memory:':
+        yield
+        return
+    with open(f'{path}.schema-lock', 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -4,6 +4,12 @@
 on a SQLite file and the functional suite on MariaDB and PostgreSQL.
 """
 
+import os
+import subprocess
+import sys
+import time
+
+import fixtures
 import sqlalchemy as sa
 import testtools
 from alembic import script as alembic_script
@@ -123,3 +129,39 @@ class TestRevisions(testtools.TestCase):
 
     def test_first_revision_starts_from_base(self):
         self.assertEqual('base', revisions()[0][1])
+
+
+# Run by each process of TestEmbeddedUpgradeRace: start-up's schema step.
+# They start their upgrade at one instant (argv[2], time.time()), after
+# the slow imports, so that they do collide.
+_START_UP = '''
+import sys, time
+from placement_ext import conf
+from placement_ext.db import api, migration
+c = conf.new_conf(['--config-file', sys.argv[1]])
+database = api.Database(c)
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+migration.ensure_current(c, database)
+'''
+
+
+PROCESSES = 4
+
+
+class TestEmbeddedUpgradeRace(testtools.TestCase):
+    """Services started together on a new SQLite file all start."""
+
+    def test_concurrent_start_ups_upgrade_once(self):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        path = os.path.join(tmp, 'pe.conf')
+        with open(path, 'w', encoding='utf-8') as conf_file:
+            conf_file.write(f'[database]\nconnection = sqlite:///'
+                            f'{tmp}/placement_ext.sqlite\n')
+        at = str(time.time() + 6)
+        procs = [subprocess.Popen([sys.executable, '-c', _START_UP, path, at],
+                                  stderr=subprocess.PIPE, text=True)
+                 for _ in range(PROCESSES)]
+        errors = [proc.communicate(timeout=120)[1] for proc in procs]
+        self.assertEqual([0] * PROCESSES,
+                         [proc.returncode for proc in procs],
+                         '\n'.join(errors))
