@@ -58,6 +58,17 @@ class Conflict(PlacementExtError):
     title = 'Conflict'
 
 
+class NoCapacity(Conflict):
+    """A reservation the reservable hosts cannot hold for its period.
+
+    Its own code, so that a client (or Blazar's caller) can tell "try
+    fewer instances or another time" from any other conflict.
+    """
+
+    code = errors.NO_CAPACITY
+    title = 'Not enough capacity'
+
+
 class ConcurrentUpdate(Conflict):
     msg_fmt = ('%(kind)s %(id)s was changed by another writer; reload and '
                'try again.')

@@ -149,7 +149,7 @@ class Leases:
         pickup = host_pickup.pick_hosts(capacity.slots_by_host(capacities),
                                         req.amount, req.affinity)
         if not pickup.ok:
-            raise exception.Conflict(
+            raise exception.NoCapacity(
                 reason=f'not enough capacity for reservation {index} '
                        f'({req.amount} x {req.resources.as_tuple()} vcpus/'
                        f'memory_mb/disk_gb) from {start} to {end}: '

@@ -35,7 +35,7 @@ class TestCreate(base.ReservationTestCase):
     def test_affinity_true_puts_every_slot_on_one_host(self):
         lease = self.create_lease(amount=3, affinity=True)
         self.assertEqual({'cn1': 3}, lease.reservations[0].slots_by_host)
-        exc = self.assertRaises(exception.Conflict, self.create_lease,
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
                                 name='big', amount=5, affinity=True)
         self.assertIn('affinity=True needs one host with 5 free slots',
                       exc.detail)
@@ -44,7 +44,7 @@ class TestCreate(base.ReservationTestCase):
         lease = self.create_lease(amount=2, affinity=False)
         self.assertEqual({'cn1': 1, 'cn2': 1},
                          lease.reservations[0].slots_by_host)
-        exc = self.assertRaises(exception.Conflict, self.create_lease,
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
                                 name='three', amount=3, affinity=False)
         self.assertIn('3 distinct hosts', exc.detail)
 
@@ -57,7 +57,7 @@ class TestCreate(base.ReservationTestCase):
     def test_overlapping_reservations_count_slot_by_slot(self):
         # 8 slots in all; the first lease takes 6 for two hours
         self.create_lease(name='a', amount=6, hours=2)
-        exc = self.assertRaises(exception.Conflict, self.create_lease,
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
                                 name='b', amount=3, hours=1)
         self.assertIn('needs 3 free slots', exc.detail)
         self.create_lease(name='c', amount=2, hours=1)
@@ -79,7 +79,7 @@ class TestCreate(base.ReservationTestCase):
         # cn1 is full now (no allocation candidate, so no summary):
         # its capacity comes from its inventory and usage instead
         pbase.allocate(self.client, {self.computes['cn1']: {'VCPU': 4}})
-        exc = self.assertRaises(exception.Conflict, self.create_lease,
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
                                 amount=5)
         self.assertIn('needs 5 free slots; the 2 hosts have 4', exc.detail)
 
