@@ -38,6 +38,8 @@ import sys
 import threading
 import time
 
+import report as report_page  # benchmarks/report.py, a sibling
+
 from placement_ext.db import models
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.manager import reservations
@@ -268,8 +270,8 @@ def write_report(report, out_dir):
         f"Total run: {r['total_seconds']} s.",
     ]
     title = 'Lease life cycle on 100 hosts, real Placement'
-    report.write_rst(os.path.join(out_dir, 'lease_lifecycle.rst'), title,
-                     paragraphs, verbatim=(table, routes))
+    report_page.write_rst(os.path.join(out_dir, 'lease_lifecycle.rst'),
+                          title, paragraphs, verbatim=(table, routes))
     print()
     print(table)
 
