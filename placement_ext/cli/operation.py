@@ -12,7 +12,7 @@ from placement_ext.objects import operation as op_obj
 
 POLL_SECONDS = 2.0
 LIST_COLUMNS = ('id', 'operation', 'vnf_instance_id', 'state',
-                'state_entered_at')
+                'state_entered_at', 'owner')
 
 
 def _with_summary(op: dict) -> dict:

@@ -3,10 +3,13 @@
 Lifecycle operations follow Tacker's shape: ``create_operation`` checks
 the request and writes the operation record (STARTING) before any work,
 then the client casts ``run_operation`` with the ID only, and
-``get_operation`` shows progress and every zone attempt. The diagnostic
+``get_operation`` shows progress and every zone attempt. Conductors may
+share a database: each operation is driven by the one that claimed it,
+and adopted by another when that one stops heart-beating. The diagnostic
 ``ping`` and ``echo`` come from :class:`placement_ext.rpc.Endpoint`.
 """
 
+import datetime
 import functools
 import threading
 
@@ -63,6 +66,7 @@ class ConductorManager(rpc.Endpoint):
         super().__init__(conf, host, database)
         self._runner = runner
         self._runner_lock = threading.Lock()
+        self._driving: set[str] = set()
 
     @oslo_messaging.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
@@ -82,7 +86,7 @@ class ConductorManager(rpc.Endpoint):
     @validation.schema(OPERATION_ID_V1_1)
     def run_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
-        return self._get_runner().run(operation_id).to_dict()
+        return self._drive(operation_id).to_dict()
 
     @oslo_messaging.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
@@ -114,18 +118,82 @@ class ConductorManager(rpc.Endpoint):
         return [op.to_dict() for op in op_obj.list_operations(
             self.database, tuple(states or ()))]
 
-    def resume_interrupted(self, context: pe_context.RequestContext
-                           ) -> None:
-        """Finish operations a stopped conductor left running.
+    def heartbeat(self, context: pe_context.RequestContext) -> None:
+        """Renew this conductor's claim on the operations it drives.
 
-        Not an RPC method of the API (it is run once at start-up); it
-        runs each in turn, each resuming from its recorded attempts.
+        A periodic task, not an RPC method of the API.
         """
-        for op in op_obj.list_operations(self.database,
-                                         op_obj.RUNNABLE_STATES):
-            LOG.info('Resuming operation %(id)s (%(state)s)',
-                     {'id': op.id, 'state': op.state})
-            self._get_runner().run(op.id)
+        op_obj.heartbeat(self.database, self.host)
+
+    def adopt_operations(self, context: pe_context.RequestContext) -> None:
+        """Drive the operations that no live conductor drives.
+
+        A periodic task, not an RPC method of the API; its first run, at
+        start-up, resumes what this conductor's previous run left. Each
+        adopted operation runs in a thread of its own, resuming from its
+        recorded attempts.
+        """
+        for op in op_obj.adoptable(self.database, self.host,
+                                   self._stale_before()):
+            if op.id in self._driving:
+                continue
+            LOG.info('Adopting operation %(id)s (%(state)s, owner '
+                     '%(owner)s)', {'id': op.id, 'state': op.state,
+                                    'owner': op.owner or 'none'})
+            threading.Thread(target=self._drive_adopted, args=(op.id,),
+                             name=f'operation-{op.id}', daemon=True).start()
+
+    def _drive_adopted(self, operation_id: str) -> None:
+        """:meth:`_drive` in an adoption thread, which has no caller to
+        hand an error to: log it."""
+        try:
+            self._drive(operation_id)
+        except exception.ConcurrentUpdate:
+            LOG.info('Operation %s was updated by another conductor '
+                     'while adopted here; leaving it', operation_id)
+        except Exception:
+            LOG.exception('Adopted operation %s stopped with an error',
+                          operation_id)
+
+    def _drive(self, operation_id: str) -> op_obj.Operation:
+        """Claim the operation, run it, give it up when it stops running.
+
+        A conductor drives an operation at most once at a time (a cast
+        and an adoption may ask together), and not at all while another
+        live conductor owns it.
+        """
+        with self._runner_lock:
+            if operation_id in self._driving:
+                return op_obj.get(self.database, operation_id)
+            self._driving.add(operation_id)
+        try:
+            if not op_obj.claim(self.database, operation_id, self.host,
+                                self._stale_before()):
+                op = op_obj.get(self.database, operation_id)
+                LOG.info('Operation %(id)s is %(state)s%(owner)s; not '
+                         'running it here', {
+                             'id': op.id, 'state': op.state,
+                             'owner': f', driven by {op.owner}'
+                                      if op.owner else ''})
+                return op
+            try:
+                op = self._get_runner().run(operation_id)
+            except exception.ConcurrentUpdate:
+                # the previous owner was alive after all and recorded a
+                # step first; the generation check kept ours out
+                op_obj.release(self.database, operation_id, self.host)
+                raise
+            # kept on an unexpected error: heart-beating, so it is
+            # resumed when this conductor restarts, not re-run in a loop
+            op_obj.release(self.database, operation_id, self.host)
+            return op_obj.get(self.database, op.id)
+        finally:
+            with self._runner_lock:
+                self._driving.discard(operation_id)
+
+    def _stale_before(self) -> datetime.datetime:
+        return models.utcnow() - datetime.timedelta(
+            seconds=self.conf.conductor.operation_takeover_timeout)
 
     def _get_runner(self) -> lifecycle.LifecycleRunner:
         with self._runner_lock:

@@ -13,5 +13,12 @@ def create_service(conf: cfg.ConfigOpts,
     """Build (not start) the conductor service: a ServiceFactory."""
     endpoint = manager.ConductorManager(conf, host, database)
     svc = service.for_endpoint(conf, transport, host, endpoint)
-    svc.add_startup_task('resume-operations', endpoint.resume_interrupted)
+    group = conf.conductor
+    svc.add_periodic_task('operations-heartbeat',
+                          group.operation_heartbeat_interval,
+                          endpoint.heartbeat)
+    # the first run, at once, resumes what this host's last run left
+    svc.add_periodic_task('adopt-operations',
+                          group.operation_takeover_timeout / 2,
+                          endpoint.adopt_operations)
     return svc

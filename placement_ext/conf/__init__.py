@@ -28,6 +28,9 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 def validate(conf: cfg.ConfigOpts) -> None:
     """Read every option with a checked type, so bad values fail now.
 
+    Then each option module's ``check(conf)``, if it has one, applies the
+    rules that relate its options to each other (raising InvalidInput).
+
     oslo.config converts a value when it is first read; reading them at
     start-up turns a bad regular expression or integer in the file into a
     clear start-up error instead of a failure in the middle of an
@@ -44,6 +47,9 @@ def validate(conf: cfg.ConfigOpts) -> None:
                     # keystoneauth registers an auth plugin's options only
                     # once the plugin is loaded; it checks them itself.
                     continue
+    for module in _MODULES:
+        # rules relating options to each other, one module's own
+        getattr(module, 'check', lambda conf: None)(conf)
 
 
 def new_conf(args: list[str] | None = None,

@@ -4,6 +4,8 @@ import socket
 
 from oslo_config import cfg
 
+from placement_ext import exception
+
 CONDUCTOR = cfg.OptGroup(
     'conductor', title='Conductor service',
     help='The placement-ext-conductor service, which runs lifecycle '
@@ -23,6 +25,18 @@ _default_opts = [
 _conductor_opts = [
     cfg.StrOpt('topic', default='placement_ext_conductor',
                help='RPC topic the conductor listens on.'),
+    cfg.IntOpt('operation_heartbeat_interval', default=10, min=1,
+               help="Seconds between two renewals of this conductor's "
+                    'claim on the operations it drives.'),
+    cfg.IntOpt('operation_takeover_timeout', default=90, min=2,
+               help="""
+Seconds without a heartbeat after which another conductor adopts a running
+operation (its owner is taken for stopped), and after which an operation
+nobody claimed (its run request was lost) is started. Conductors sharing
+a database look for such operations every half of this time. Must be at
+least twice ``operation_heartbeat_interval``; give every conductor of one
+database the same value.
+"""),
 ]
 
 _manager_opts = [
@@ -40,6 +54,19 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(_conductor_opts, group=CONDUCTOR)
     conf.register_group(MANAGER)
     conf.register_opts(_manager_opts, group=MANAGER)
+
+
+def check(conf: cfg.ConfigOpts) -> None:
+    """A claim must outlive a few missed heartbeats."""
+    group = conf.conductor
+    if group.operation_takeover_timeout < 2 * \
+            group.operation_heartbeat_interval:
+        raise exception.InvalidInput(
+            field='[conductor] operation_takeover_timeout',
+            reason=f'{group.operation_takeover_timeout} s is less than twice '
+                   f'[conductor] operation_heartbeat_interval '
+                   f'({group.operation_heartbeat_interval} s): a live '
+                   f'conductor would lose its operations')
 
 
 def list_opts() -> dict:

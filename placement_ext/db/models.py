@@ -340,6 +340,7 @@ class Operation(GenerationMixin, TimestampMixin, Base):
     ``state`` and ``state_entered_at`` always change together.
     ``placement`` is the current VDU -> zone map; ``error`` is the
     ``{code, title, detail}`` of ``PlacementExtError.to_dict()``.
+    ``owner`` and ``heartbeat_at``: see ``objects.operation.claim``.
     """
 
     __tablename__ = 'operations'
@@ -362,6 +363,11 @@ class Operation(GenerationMixin, TimestampMixin, Base):
     placement: Mapped[dict] = mapped_column(JSONType, default=dict)
     error: Mapped[dict | None] = mapped_column(JSONType)
     request_id: Mapped[str | None] = mapped_column(sa.String(NAME_LENGTH))
+    # The conductor driving the operation and when it last said so; a
+    # runnable operation whose owner stopped heart-beating is adopted by
+    # another conductor. Ownership changes leave ``generation`` alone.
+    owner: Mapped[str | None] = mapped_column(sa.String(NAME_LENGTH))
+    heartbeat_at: Mapped[datetime.datetime | None] = mapped_column(Timestamp)
 
     attempts: Mapped[list['ZoneAttempt']] = orm.relationship(
         back_populates='operation', lazy='raise', passive_deletes=True,

@@ -7,7 +7,10 @@ failed, and a try left in flight is finished, not repeated.
 
 State and ``state_entered_at`` always change together, guarded by the
 operation's generation (compare-and-swap), so two conductors cannot both
-drive one operation.
+change one operation. Which conductor drives it is its ``owner``, kept
+alive by a heartbeat (:func:`claim`, :func:`heartbeat`, :func:`release`):
+when a conductor stops, another adopts its operations once the heartbeat
+is stale, instead of them waiting for the same host to come back.
 """
 
 import dataclasses
@@ -55,6 +58,8 @@ class Operation:
     request_id: str | None
     generation: int
     attempts: tuple[Attempt, ...] = ()
+    owner: str | None = None
+    heartbeat_at: datetime.datetime | None = None
 
     @property
     def failed_zones(self) -> dict[str, list[str]]:
@@ -74,6 +79,8 @@ class Operation:
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
         out['state_entered_at'] = self.state_entered_at.isoformat()
+        out['heartbeat_at'] = (self.heartbeat_at.isoformat()
+                               if self.heartbeat_at else None)
         out['attempts'] = [attempt.to_dict() for attempt in self.attempts]
         return out
 
@@ -163,6 +170,73 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
     return get(database, op.id)
 
 
+def claim(database: db_api.Database, operation_id: str, host: str,
+          stale_before: datetime.datetime) -> bool:
+    """Make ``host`` the owner of a runnable operation, if it may be.
+
+    It may when nobody owns it, it owns it already (a restarted
+    conductor keeps its host name), or the owner's last heartbeat is
+    older than ``stale_before``. One atomic UPDATE, so of two conductors
+    claiming at once exactly one wins.
+    """
+    table = models.Operation
+    stmt = (sa.update(table)
+            .where(table.id == operation_id,
+                   table.state.in_(RUNNABLE_STATES),
+                   sa.or_(table.owner.is_(None), table.owner == host,
+                          table.heartbeat_at.is_(None),
+                          table.heartbeat_at < stale_before))
+            .values(owner=host, heartbeat_at=models.utcnow())
+            .execution_options(synchronize_session=False))
+    with database.writer() as session:
+        return session.execute(stmt).rowcount == 1
+
+
+def heartbeat(database: db_api.Database, host: str) -> int:
+    """Renew ``host``'s claim on the runnable operations it owns."""
+    table = models.Operation
+    stmt = (sa.update(table)
+            .where(table.owner == host, table.state.in_(RUNNABLE_STATES))
+            .values(heartbeat_at=models.utcnow())
+            .execution_options(synchronize_session=False))
+    with database.writer() as session:
+        return session.execute(stmt).rowcount
+
+
+def release(database: db_api.Database, operation_id: str, host: str) -> None:
+    """Give the operation up (it ended, or waits for a retry)."""
+    table = models.Operation
+    stmt = (sa.update(table)
+            .where(table.id == operation_id, table.owner == host)
+            .values(owner=None, heartbeat_at=None)
+            .execution_options(synchronize_session=False))
+    with database.writer() as session:
+        session.execute(stmt)
+
+
+def adoptable(database: db_api.Database, host: str,
+              stale_before: datetime.datetime) -> list[Operation]:
+    """Runnable operations ``host`` should drive, oldest first.
+
+    Its own (left by its previous run), those whose owner's heartbeat is
+    stale, and unowned ones whose state is older than ``stale_before``
+    (their ``run_operation`` cast was lost; younger ones are left to
+    the cast still on its way).
+    """
+    table = models.Operation
+    stmt = (sa.select(table)
+            .where(table.state.in_(RUNNABLE_STATES),
+                   sa.or_(table.owner == host,
+                          sa.and_(table.owner.is_(None),
+                                  table.state_entered_at < stale_before),
+                          sa.and_(table.owner.is_not(None),
+                                  sa.or_(table.heartbeat_at.is_(None),
+                                         table.heartbeat_at < stale_before))))
+            .order_by(table.created_at, table.id))
+    with database.reader() as session:
+        return [_operation(row, ()) for row in session.scalars(stmt)]
+
+
 def _operation(row: models.Operation, attempts: object) -> Operation:
     return Operation(
         id=row.id, vnf_instance_id=row.vnf_instance_id,
@@ -170,7 +244,8 @@ def _operation(row: models.Operation, attempts: object) -> Operation:
         state_entered_at=row.state_entered_at, params=row.params or {},
         placement=row.placement or {}, error=row.error,
         request_id=row.request_id, generation=row.generation,
-        attempts=tuple(_attempt(a) for a in attempts))
+        attempts=tuple(_attempt(a) for a in attempts),
+        owner=row.owner, heartbeat_at=row.heartbeat_at)
 
 
 def _attempt(row: models.ZoneAttempt) -> Attempt:

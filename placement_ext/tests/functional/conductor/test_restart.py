@@ -1,5 +1,7 @@
-"""A conductor killed in the middle of an operation resumes it on start,
-over the machine's RabbitMQ, without trying a failed zone again."""
+"""A conductor killed in the middle of an operation: it resumes the
+operation when it starts again, or another conductor sharing the database
+adopts it once the heartbeat is stale; either way over the machine's
+RabbitMQ, without trying a failed zone again."""
 
 import os
 import signal
@@ -19,6 +21,7 @@ from placement_ext.objects import operation as op_obj
 from placement_ext.tests import backends
 from placement_ext.tests.functional.conductor import base
 
+TAKEOVER = 4
 CONDUCTOR = os.path.join(os.path.dirname(sys.executable),
                          'placement-ext-conductor')
 
@@ -39,7 +42,9 @@ class TestConductorRestart(base.ConductorCloudTestCase):
                 f'log_file = {self.config_file}.log\n'
                 f'[oslo_messaging_rabbit]\namqp_auto_delete = true\n'
                 f'[database]\nconnection = {self.database.url}\n'
-                f'[conductor]\ntopic = {name}\n')
+                f'[conductor]\ntopic = {name}\n'
+                f'operation_heartbeat_interval = 1\n'
+                f'operation_takeover_timeout = {TAKEOVER}\n')
         self.conf = pe_conf.new_conf(['--config-file', self.config_file])
 
     def _attach_logs(self):
@@ -51,12 +56,17 @@ class TestConductorRestart(base.ConductorCloudTestCase):
                     self.addDetail(f'conductor{suffix}',
                                    content.text_content(log.read()))
 
-    def _start_conductor(self):
+    def _start_conductor(self, host='conductor-a'):
         out = open(f'{self.config_file}.out', 'ab')
         self.addCleanup(out.close)
+        # the host name is the conductor's identity as an owner
+        host_file = f'{self.config_file}.{host}'
+        with open(host_file, 'w', encoding='utf-8') as conf_file:
+            conf_file.write(f'[DEFAULT]\nhost = {host}\n')
         proc = subprocess.Popen([CONDUCTOR, '--config-file',
-                                 self.config_file], stdout=out,
-                                stderr=subprocess.STDOUT)
+                                 self.config_file, '--config-file',
+                                 host_file],
+                                stdout=out, stderr=subprocess.STDOUT)
         self.addCleanup(self._stop, proc)
         return proc
 
@@ -76,9 +86,10 @@ class TestConductorRestart(base.ConductorCloudTestCase):
             time.sleep(0.2)
         self.fail('timed out waiting for the operation')
 
-    def test_killed_conductor_resumes_without_repeating_a_failed_zone(self):
+    def _start_operation_and_kill_its_owner(self, conductors):
+        """Start an instantiate into full AZ-1; kill -9 whichever conductor
+        drives it once AZ-1 failed and the move elsewhere is in flight."""
         self.cloud.fill_zone('AZ-1')
-        conductor = self._start_conductor()
         transport = rpc.get_transport(self.conf)
         self.addCleanup(transport.cleanup)
         api = rpcapi.ConductorAPI(self.conf, transport)
@@ -86,15 +97,34 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         api.wait_until_up(context)
         api.start_operation(context, self.request(
             'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
+        op = self._wait(lambda op: len(op.attempts) == 2)
+        owner = conductors.pop(op.owner)
+        owner.kill()
+        owner.wait(30)
+        return op.owner
 
-        # AZ-1 failed and the move elsewhere is in flight: kill -9
-        self._wait(lambda op: len(op.attempts) == 2)
-        conductor.kill()
-        conductor.wait(30)
+    def test_killed_conductor_resumes_without_repeating_a_failed_zone(self):
+        conductors = {'conductor-a': self._start_conductor()}
+        self._start_operation_and_kill_its_owner(conductors)
 
         self._start_conductor()
         op = self._wait(lambda op: op.state not in op_obj.RUNNABLE_STATES)
+        self._assert_completed_after_one_failure(op)
 
+    def test_other_conductor_adopts_a_killed_owners_operation(self):
+        conductors = {host: self._start_conductor(host)
+                      for host in ('conductor-a', 'conductor-b')}
+        killed = self._start_operation_and_kill_its_owner(conductors)
+        (survivor,) = conductors
+
+        op = self._wait(lambda op: op.owner == survivor,
+                        timeout=TAKEOVER * 10)
+        self.assertNotEqual(killed, op.owner)
+        op = self._wait(lambda op: op.state not in op_obj.RUNNABLE_STATES)
+        self._assert_completed_after_one_failure(op)
+        self.assertIsNone(op.owner)
+
+    def _assert_completed_after_one_failure(self, op):
         self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
         self.assertEqual(2, len(op.attempts))

@@ -1,9 +1,11 @@
-"""``db.api`` transactions, integrity rules and compare-and-swap on
-MariaDB and PostgreSQL (the same tests as the SQLite unit tests)."""
+"""``db.api`` transactions, integrity rules, compare-and-swap and
+operation ownership claims on MariaDB and PostgreSQL (the same tests as
+the SQLite unit tests)."""
 
 import sqlalchemy as sa
 
 from placement_ext.tests.unit.db import test_api as unit
+from placement_ext.tests.unit.objects import test_operation_owner as owner
 
 
 class TestDatabaseMySQL(unit.TestDatabase):
@@ -36,4 +38,12 @@ class TestLockRowsMySQL(unit.TestLockRows):
 
 
 class TestLockRowsPostgreSQL(unit.TestLockRows):
+    BACKEND = 'postgresql'
+
+
+class TestOwnershipMySQL(owner.TestOwnership):
+    BACKEND = 'mysql'
+
+
+class TestOwnershipPostgreSQL(owner.TestOwnership):
     BACKEND = 'postgresql'
