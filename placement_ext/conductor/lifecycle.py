@@ -27,6 +27,7 @@ from placement_ext.conductor import stack_request
 from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.decision import heat_failure
+from placement_ext.decision import regrant
 from placement_ext.decision import retry_policy
 from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
@@ -45,6 +46,7 @@ class Settings:
     stack_timeout_minutes: int = 20
     rollback: bool = False
     restrict_to_grant: bool = False
+    regrant: bool = False
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'Settings':
@@ -57,7 +59,8 @@ class Settings:
                 opts.placement_az_select_timeout),
             stack_timeout_minutes=opts.openstack_vim_stack_create_timeout,
             rollback=opts.enable_rollback_stack,
-            restrict_to_grant=opts.placement_az_restrict_to_grant)
+            restrict_to_grant=opts.placement_az_restrict_to_grant,
+            regrant=opts.placement_regrant_before_move)
 
 
 class LifecycleRunner:
@@ -65,17 +68,21 @@ class LifecycleRunner:
 
     :param zone_source: where candidate zones and their capacity come
         from (:class:`placement_ext.conductor.zone_inputs.ZoneSource`).
+    :param nfvo: grants moves when ``settings.regrant``
+        (:class:`placement_ext.drivers.nfvo.NfvoDriver`).
     """
 
     def __init__(self, database: db_api.Database,
                  heat: heat_driver.HeatDriver, zone_source: object,
                  settings: Settings,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 nfvo: object | None = None) -> None:
         self._db = database
         self._heat = heat
         self._zones = zone_source
         self._settings = settings
         self._clock = clock
+        self._nfvo = nfvo
 
     def run(self, operation_id: str) -> op_obj.Operation:
         op = op_obj.get(self._db, operation_id)
@@ -104,6 +111,10 @@ class LifecycleRunner:
               ) -> op_obj.Operation:
         if not op.attempts:
             op = self._start_first_attempt(op)
+        elif self._stopped_before_moving(op):
+            op, retry = self._move_on(op, op.attempts[-1].vdu_id, started)
+            if not retry:
+                return op
         while True:
             begun = self._clock()
             outcome = self._send_or_resume(op, started)
@@ -119,6 +130,15 @@ class LifecycleRunner:
             op, retry = self._after_failure(op, outcome, took, started)
             if not retry:
                 return op
+
+    @staticmethod
+    def _stopped_before_moving(op: op_obj.Operation) -> bool:
+        """The last attempt lacked capacity and no move was started (the
+        conductor stopped, or the move's Grant failed): reselect, rather
+        than send the failed zone again."""
+        last = op.attempts[-1]
+        return (last.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY
+                and op.in_flight is None)
 
     def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
         first = op.params['targets'][0]
@@ -188,12 +208,17 @@ class LifecycleRunner:
             self._db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
             duration_s=took, vdu_id=failure.vdu_id,
             zone=op.placement[failure.vdu_id], error_text=reason)
+        return self._move_on(op, failure.vdu_id, started)
+
+    def _move_on(self, op: op_obj.Operation, failed_vnfc: str,
+                 started: float) -> tuple[op_obj.Operation, bool]:
+        """After a capacity failure: stop at a limit, or reselect."""
         verdict = retry_policy.should_stop(
             self._settings.limits, len(op.attempts) - 1, started,
             self._clock())
         if verdict.stop:
             return self._exhausted(op, verdict.reason), False
-        return self._reselect(op, failure.vdu_id)
+        return self._reselect(op, failed_vnfc)
 
     def _failure_reason(self, outcome: heat_driver.StackOutcome) -> str:
         if outcome.status.startswith('ROLLBACK'):
@@ -211,17 +236,21 @@ class LifecycleRunner:
         if self._settings.strategy == zone_reselection.STRATEGY_CAPACITY:
             capacity = self._zones.capacity(zones, params, failed_vnfc)
         seed = f'{op.id}:{len(op.attempts)}'
+        request = zone_reselection.ReselectionRequest(
+            zones=zones, placement=op.placement, targets=params['targets'],
+            constraints=stack_request.constraints(params),
+            failed=op.failed_zones, capacity=capacity)
         result = zone_reselection.reselect(
-            zone_reselection.ReselectionRequest(
-                zones=zones, placement=op.placement,
-                targets=params['targets'],
-                constraints=stack_request.constraints(params),
-                failed=op.failed_zones, capacity=capacity),
-            strategy=self._settings.strategy, rng=random.Random(seed))
+            request, strategy=self._settings.strategy,
+            rng=random.Random(seed))
         if result.exhausted or not result.moved:
             return self._exhausted(op, 'no availability zone is left'), False
+        grant = None
+        if self._settings.regrant:
+            result, grant = self._granted(op, request, result)
         moved = sorted(result.moved)
         decision = {'strategy': self._settings.strategy, 'seed': seed,
+                    'grant': grant,
                     'moved': result.moved,
                     'broken': [c.to_dict() for c in result.broken],
                     'capacity': capacity, 'zones': list(zones),
@@ -233,14 +262,47 @@ class LifecycleRunner:
             self._db, op, vdu_id=moved[0], zone=result.placement[moved[0]],
             placement=dict(result.placement), decision=decision), True
 
+    def _granted(self, op: op_obj.Operation,
+                 request: zone_reselection.ReselectionRequest,
+                 proposal: zone_reselection.ReselectionResult) -> tuple:
+        """Ask the NFVO to grant the move; return (result, grant record).
+
+        The Grant decides where the targets go; the proposal is what we
+        tell the NFVO. A refusal raises GrantRefused.
+        """
+        params = op.params
+        names = params.get('resource_names', {})
+        targets = params['targets']
+        grant = self._nfvo.grant(regrant.move_request(
+            params['grant_request'], attempt=len(op.attempts),
+            proposed={vnfc: proposal.placement[vnfc] for vnfc in targets},
+            failed=op.failed_zones, resource_names=names))
+        zones = regrant.granted_placement(grant, targets, op.failed_zones,
+                                          names)
+        overridden = sorted(vnfc for vnfc, zone in zones.items()
+                            if zone != proposal.placement[vnfc])
+        if overridden:
+            places = ', '.join(f'{vnfc} in {zones[vnfc]}'
+                               for vnfc in overridden)
+            reason = (f'NFVO Grant {grant.id} places {places} instead of '
+                      f'the proposal')
+        else:
+            reason = f'NFVO Grant {grant.id} agrees with the proposal'
+        result = zone_reselection.result_for(
+            request, {**proposal.placement, **zones}, False,
+            [*proposal.reasons, reason])
+        return result, {'id': grant.id, 'zones': zones,
+                        'overridden': overridden}
+
     def _exhausted(self, op: op_obj.Operation, why: str) -> op_obj.Operation:
         tried = '; '.join(
             f'{vnfc} in {", ".join(zones)}'
             for vnfc, zones in sorted(op.failed_zones.items()))
-        last = op.attempts[-1].error_text if op.attempts else ''
+        last = op.attempts[-1].error_text if op.attempts else None
         return self._fail(op, models.STATE_FAILED, exception.ZonesExhausted(
             reason=f'Zone reselection stopped: {why}. Tried without '
-                   f'capacity: {tried}. Last Heat error: {last}'))
+                   f'capacity: {tried}.'
+                   + (f' Last Heat error: {last}' if last else '')))
 
     def _fail(self, op: op_obj.Operation, state: str,
               error: exception.PlacementExtError) -> op_obj.Operation:

@@ -9,6 +9,7 @@ and adopted by another when that one stops heart-beating. The diagnostic
 ``ping`` and ``echo`` come from :class:`placement_ext.rpc.Endpoint`.
 """
 
+import dataclasses
 import datetime
 import functools
 import threading
@@ -26,6 +27,7 @@ from placement_ext.conductor import zone_inputs
 from placement_ext.db import models
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
+from placement_ext.drivers import nfvo as nfvo_driver
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.objects import operation as op_obj
@@ -72,7 +74,8 @@ class ConductorManager(rpc.Endpoint):
     @validation.schema(CREATE_OPERATION_V1_1)
     def create_operation(self, context: pe_context.RequestContext,
                          request: dict) -> dict:
-        stack_request.validate(request)
+        stack_request.validate(
+            request, self.conf.v2_vnfm.placement_regrant_before_move)
         op = op_obj.create(
             self.database, vnf_instance_id=request['vnf_instance_id'],
             operation=request['operation'], params=request,
@@ -202,16 +205,40 @@ class ConductorManager(rpc.Endpoint):
             return self._runner
 
 
+@dataclasses.dataclass(frozen=True)
+class Drivers:
+    """The conductor's service drivers; ``nfvo`` is None unless moves
+    are granted again."""
+
+    heat: heat_driver.HeatDriver
+    nova: nova_driver.NovaDriver
+    placement: placement_driver.PlacementDriver
+    nfvo: nfvo_driver.NfvoDriver | None = None
+
+    def zone_source(self) -> zone_inputs.ZoneSource:
+        return zone_inputs.ZoneSource(self.nova, self.placement)
+
+
+def build_drivers(conf: object) -> Drivers:
+    """Drivers built from ``[heat]``, ``[nova]``, ``[placement]`` and,
+    when ``[v2_vnfm] placement_regrant_before_move``, ``[nfvo]``."""
+    session = functools.partial(keystone.load_session, conf)
+    regrant = conf.v2_vnfm.placement_regrant_before_move
+    return Drivers(
+        heat=heat_driver.HeatDriver(
+            session('heat'),
+            adapter_kwargs=keystone.adapter_kwargs(conf, 'heat')),
+        nova=nova_driver.NovaDriver(
+            session('nova'),
+            adapter_kwargs=keystone.adapter_kwargs(conf, 'nova')),
+        placement=placement_driver.PlacementDriver.from_conf(conf),
+        nfvo=nfvo_driver.NfvoDriver.from_conf(conf) if regrant else None)
+
+
 def build_runner(conf: object, database: object
                  ) -> lifecycle.LifecycleRunner:
-    """The runner with drivers built from ``[heat]``, ``[nova]``,
-    ``[placement]``."""
-    session = functools.partial(keystone.load_session, conf)
-    heat = heat_driver.HeatDriver(
-        session('heat'), adapter_kwargs=keystone.adapter_kwargs(conf, 'heat'))
-    nova = nova_driver.NovaDriver(
-        session('nova'), adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'))
-    placement = placement_driver.PlacementDriver.from_conf(conf)
+    """The runner with the drivers of :func:`build_drivers`."""
+    drivers = build_drivers(conf)
     return lifecycle.LifecycleRunner(
-        database, heat, zone_inputs.ZoneSource(nova, placement),
-        lifecycle.Settings.from_conf(conf))
+        database, drivers.heat, drivers.zone_source(),
+        lifecycle.Settings.from_conf(conf), nfvo=drivers.nfvo)

@@ -9,15 +9,24 @@ before an operation record exists.
 import copy
 
 from placement_ext import exception
+from placement_ext.decision import regrant
 from placement_ext.schemas import operation as operation_schema
 from placement_ext.schemas import validate as schema_validate
+from placement_ext.sol import grant_request
 from placement_ext.sol import placement_constraint as pc
 
 
-def validate(request: dict) -> dict:
-    """Check ``request`` fully; return it unchanged when it is good."""
+def validate(request: dict, needs_grant_request: bool = False) -> dict:
+    """Check ``request`` fully; return it unchanged when it is good.
+
+    :param needs_grant_request: moves are granted again
+        (``[v2_vnfm] placement_regrant_before_move``), so the request
+        must carry the GrantRequest, with every target in addResources.
+    """
     schema_validate.validate(operation_schema.OPERATION_REQUEST_V1_0,
                              request, 'operation request')
+    if 'grant_request' in request or needs_grant_request:
+        _check_grant_request(request)
     unplaced = sorted(set(request['targets']) - set(request['placement']))
     if unplaced:
         raise exception.InvalidInput(
@@ -28,6 +37,29 @@ def validate(request: dict) -> dict:
         raise exception.InvalidInput(
             field='template', reason='INSTANTIATE needs the stack template')
     return request
+
+
+def _check_grant_request(request: dict) -> None:
+    if 'grant_request' not in request:
+        raise exception.InvalidInput(
+            field='grant_request',
+            reason='required when [v2_vnfm] placement_regrant_before_move '
+                   'is true: the GrantRequest this operation was granted '
+                   'with')
+    try:
+        granted = grant_request.parse(request['grant_request'])
+    except exception.InvalidInput as exc:
+        raise exception.InvalidInput(field=f'grant_request.{exc.field}',
+                                     reason=exc.reason)
+    new_ids = {res.id for res in granted.new_resources()}
+    ids = regrant.resource_ids(request['targets'],
+                               request.get('resource_names', {}))
+    missing = sorted(vnfc for vnfc, rid in ids.items() if rid not in new_ids)
+    if missing:
+        raise exception.InvalidInput(
+            field='grant_request.addResources',
+            reason=f'no resource definition for target(s) '
+                   f'{", ".join(missing)}: a new Grant could not place them')
 
 
 def constraints(request: dict) -> list[pc.PlacementConstraint]:

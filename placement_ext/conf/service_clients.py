@@ -1,10 +1,13 @@
-"""[heat], [nova], [placement]: how to reach each OpenStack service.
+"""[heat], [nova], [placement], [nfvo]: how to reach each service.
 
 Each group takes keystoneauth1's standard session, auth and adapter options
 (``auth_type = password``, ``auth_url``, ``username``, ``password``,
 ``valid_interfaces``, ``region_name``, ``endpoint_override``, ...), so they
 read exactly like the same groups in nova.conf or tacker.conf. Passwords
-are secret options and never logged.
+are secret options and never logged. The NFVO is not in the Keystone
+catalog: ``[nfvo] endpoint_override`` names it, and its auth plugin is
+whatever it accepts (``none``, ``http_basic``, ``password``, or our
+``oauth2_client_credentials``: ``placement_ext.drivers.oauth2``).
 """
 
 from keystoneauth1 import loading as ks_loading
@@ -15,16 +18,33 @@ SERVICE_TYPES = {
     'heat': 'orchestration',
     'nova': 'compute',
     'placement': 'placement',
+    'nfvo': 'nfvo',
 }
+_TITLES = {'nfvo': 'NFVO client options'}
+_HELPS = {'nfvo': 'The NFVO whose SOL 003 Grant interface is asked again '
+                  'before a zone reselection moves VNFCs ([v2_vnfm] '
+                  'placement_regrant_before_move): endpoint_override is its '
+                  'apiRoot, with keystoneauth1 auth options; auth_type = '
+                  'oauth2_client_credentials (token_endpoint, client_id, '
+                  'client_secret) for an OAuth 2.0 NFVO.'}
+_NFVO_OPTS = [
+    cfg.StrOpt('grant_api_version', default='1.4.0',
+               help='Value of the Version header of Grant requests (the '
+                    'SOL 003 v3.3.1 Grant interface is 1.4.x).'),
+    cfg.IntOpt('grant_timeout', default=60, min=1,
+               help='Seconds to wait for an asynchronous Grant (202 '
+                    'Accepted) before the move fails.'),
+]
 
 
 
 def _group(name: str) -> cfg.OptGroup:
     return cfg.OptGroup(
         name,
-        title=f'{name.capitalize()} client options',
-        help=f'Credentials and endpoint selection for the {name} '
-             f'({SERVICE_TYPES[name]}) API, with keystoneauth1 options.')
+        title=_TITLES.get(name, f'{name.capitalize()} client options'),
+        help=_HELPS.get(
+            name, f'Credentials and endpoint selection for the {name} '
+                  f'({SERVICE_TYPES[name]}) API, with keystoneauth1 options.'))
 
 
 GROUPS = {name: _group(name) for name in SERVICE_TYPES}
@@ -42,6 +62,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
         ks_loading.register_auth_conf_options(conf, name)
         ks_loading.register_adapter_conf_options(conf, name)
         conf.set_default('service_type', SERVICE_TYPES[name], group=name)
+    conf.register_opts(_NFVO_OPTS, group='nfvo')
 
 
 def _ks_opts(service_type: str) -> list:
@@ -57,5 +78,7 @@ def _ks_opts(service_type: str) -> list:
 
 
 def list_opts() -> dict:
-    return {group: _ks_opts(SERVICE_TYPES[name])
-            for name, group in GROUPS.items()}
+    listed = {group: _ks_opts(SERVICE_TYPES[name])
+              for name, group in GROUPS.items()}
+    listed[GROUPS['nfvo']] = listed[GROUPS['nfvo']] + _NFVO_OPTS
+    return listed

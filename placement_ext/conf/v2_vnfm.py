@@ -8,6 +8,7 @@ really produce (seed 000, section 4).
 
 from oslo_config import cfg
 
+from placement_ext import exception
 from placement_ext.conf import types
 
 GROUP = cfg.OptGroup(
@@ -98,6 +99,17 @@ counted from the first stack create or update. 0 disables the deadline.
 Restrict reselection candidates to the zones the Grant allowed. When false
 (the Tacker behaviour), every available compute zone is a candidate.
 """),
+    cfg.BoolOpt(
+        'placement_regrant_before_move',
+        default=False,
+        help="""
+Before each reselection moves VNFCs, send the operation's GrantRequest to
+the NFVO again (``[nfvo]``), with the failed and proposed zones in
+``additionalParams.zoneReselection``, and place the VNFCs where the new
+Grant says; a refusal fails the operation. When false (the Tacker
+behaviour) the NFVO is not told of the move. Operations must then carry
+the GrantRequest they were granted with (``grant_request``).
+"""),
     cfg.IntOpt(
         'openstack_vim_stack_create_timeout',
         default=20,
@@ -118,6 +130,16 @@ then read from the latest failed stack event instead of
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(GROUP)
     conf.register_opts(_opts, group=GROUP)
+
+
+def check(conf: cfg.ConfigOpts) -> None:
+    """Asking the NFVO again needs to know where it is."""
+    if conf.v2_vnfm.placement_regrant_before_move and \
+            not conf.nfvo.endpoint_override:
+        raise exception.InvalidInput(
+            field='[nfvo] endpoint_override',
+            reason='must name the NFVO (its apiRoot) when [v2_vnfm] '
+                   'placement_regrant_before_move is true')
 
 
 def list_opts() -> dict:

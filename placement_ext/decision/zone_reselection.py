@@ -173,13 +173,13 @@ def reselect(request: ReselectionRequest, strategy: str = STRATEGY_CAPACITY,
         choice = _choose(group, placement, request, relations, strategy,
                          rng, reasons)
         if choice is None:
-            return _result(request, dict(request.placement), True, reasons)
+            return result_for(request, dict(request.placement), True, reasons)
         for name in group:
             placement[name] = choice
     if not reasons:
         reasons.append('nothing to move: no target is in a zone where it '
                        'failed')
-    return _result(request, placement, False, reasons)
+    return result_for(request, placement, False, reasons)
 
 
 def _groups_to_move(request: ReselectionRequest, relations: zc.Relations,
@@ -283,8 +283,11 @@ def _capacity_text(zone: str, capacity: Mapping[str, int] | None) -> str:
     return f'capacity: {fits} more fit'
 
 
-def _result(request: ReselectionRequest, placement: dict[str, str],
-            exhausted: bool, reasons: list[str]) -> ReselectionResult:
+def result_for(request: ReselectionRequest, placement: dict[str, str],
+               exhausted: bool, reasons: list[str]) -> ReselectionResult:
+    """The result of going from ``request.placement`` to ``placement``:
+    what moved and which constraints it breaks (also for a placement
+    chosen elsewhere, such as by a new Grant)."""
     moved = {name: (request.placement[name], placement[name])
              for name in request.targets
              if placement[name] != request.placement[name]}

@@ -6,21 +6,34 @@ Heat names a failure ``resources.VDU1-0.resources.VDU`` exactly as it
 does for Tacker's stacks.
 """
 
-NESTED_VDU = '''
+FLAVOR = 'vdu.small'
+VDU_SMALL = {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1}
+
+
+def nested_vdu(flavor: str = FLAVOR) -> str:
+    """The nested ``VDU.yaml``: one server of ``flavor`` in ``zone``."""
+    return f'''
 heat_template_version: 2021-04-16
 parameters:
-  zone: {type: string}
+  zone: {{type: string}}
 resources:
   VDU:
     type: OS::Nova::Server
     properties:
-      flavor: vdu.small
+      flavor: {flavor}
       image: cirros
-      availability_zone: {get_param: zone}
-      networks: [{allocate_network: none}]
+      availability_zone: {{get_param: zone}}
+      networks: [{{allocate_network: none}}]
 '''
-FILES = {'VDU.yaml': NESTED_VDU}
-VDU_SMALL = {'vcpus': 1, 'memory_mb': 2048, 'disk_gb': 1}
+
+
+def files(flavor: str = FLAVOR) -> dict[str, str]:
+    """The stack's ``files``: the nested template, its servers ``flavor``."""
+    return {'VDU.yaml': nested_vdu(flavor)}
+
+
+NESTED_VDU = nested_vdu()
+FILES = files()
 
 
 def template(vnfcs: list[str], extra_resources: dict | None = None) -> dict:

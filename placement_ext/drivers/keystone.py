@@ -5,10 +5,16 @@ or ``[placement]`` group carries keystoneauth1's standard session, auth
 and adapter options, loaded here once per driver.
 """
 
+import contextlib
+from collections.abc import Iterator
+
 from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import session as ks_session
 from oslo_config import cfg
+
+from placement_ext import exception
 
 
 def load_session(conf: cfg.ConfigOpts, group: str) -> ks_session.Session:
@@ -41,3 +47,20 @@ def adapter_kwargs(conf: cfg.ConfigOpts, group: str) -> dict:
     if opts.endpoint_override:
         kwargs['endpoint_override'] = opts.endpoint_override
     return kwargs
+
+
+@contextlib.contextmanager
+def transport_errors(service: str, call: str) -> Iterator[None]:
+    """keystoneauth1's failures to reach ``service`` as our errors.
+
+    An unreachable service is ServiceUnavailable; any other failure of the
+    request itself (SSL, auth plugin, ...) a ServiceError naming ``call``.
+    HTTP error statuses are the caller's (``raise_exc=False``).
+    """
+    try:
+        yield
+    except ks_exc.ConnectionError as exc:
+        raise exception.ServiceUnavailable(service=service, reason=str(exc))
+    except ks_exc.ClientException as exc:
+        raise exception.ServiceError(service=service,
+                                     reason=f'{call}: {exc}')

@@ -47,6 +47,9 @@ OPERATION_REQUEST_V1_0 = {
         'grant_zones': _NAMES,
         # Heat resources to mark unhealthy before a heal's update
         'heal_resources': _NAMES,
+        # the SOL 003 GrantRequest this operation was granted with, sent
+        # again before a move ([v2_vnfm] placement_regrant_before_move)
+        'grant_request': {'type': 'object'},
     },
     'required': ['operation', 'vnf_instance_id', 'stack_name', 'placement',
                  'targets'],

@@ -175,15 +175,9 @@ class PlacementClient:
         self.calls[f'{method} {what}'] += 1
         if microversion is not None:
             kwargs['microversion'] = version_string(microversion)
-        try:
+        with keystone.transport_errors(SERVICE, f'{method} {what}'):
             resp = self._adapter.request(path, method, raise_exc=False,
                                          **kwargs)
-        except ks_exc.ConnectionError as exc:
-            raise exception.ServiceUnavailable(service=SERVICE,
-                                               reason=str(exc))
-        except ks_exc.ClientException as exc:
-            raise exception.ServiceError(service=SERVICE,
-                                         reason=f'{method} {what}: {exc}')
         if resp.status_code in ok:
             return resp
         raise error_from_response(resp, f'{method} {what}', kind=kind,

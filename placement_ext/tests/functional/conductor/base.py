@@ -1,18 +1,14 @@
 """Conductor tests on the embedded cloud: real Heat, Nova and Placement."""
 
-import os
-
-import fixtures
 import testtools
 
-from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext.conductor import manager as conductor_manager
-from placement_ext.demo import cloud_config
-from placement_ext.demo import vnf_template
 from placement_ext.objects import operation as op_obj
-from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
+from placement_ext.tests.functional.conductor import (
+    fixture as conductor_fixture,
+)
 
 
 class ConductorCloudTestCase(testtools.TestCase):
@@ -20,31 +16,16 @@ class ConductorCloudTestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.cloud = cloud_fixture.use_cloud(self)
-        # filling every zone takes more servers than the default quota
-        admin = self.cloud.admin
-        admin.set_compute_quotas(admin.current_project_id, instances=-1,
-                                 cores=-1, ram=-1)
-        tmp = self.useFixture(fixtures.TempDir()).path
-        self.config_file = os.path.join(tmp, 'placement_ext.conf')
-        sections = cloud_config.service_sections(self.cloud.clouds_yaml,
-                                                 'admin')
-        sections['DEFAULT'] = {'state_path': tmp}
-        cloud_config.write(self.config_file, sections)
-        self.conf = pe_conf.new_conf(['--config-file', self.config_file])
-        self.database = self.useFixture(db_fixture.Database(conf=self.conf))
-        self.db = self.database.db
+        config = self.useFixture(conductor_fixture.ConductorConfig(self.cloud))
+        self.config_file = config.config_file
+        self.conf = config.conf
+        self.database = config.database
+        self.db = config.db
         self.stack_name = cloud_fixture.unique_name('vnf')
 
     def request(self, operation, placement, targets, **extra):
-        body = {'operation': operation, 'vnf_instance_id': self.stack_name,
-                'stack_name': self.stack_name, 'placement': placement,
-                'targets': targets,
-                'flavors': {'VDU1': vnf_template.VDU_SMALL,
-                            'VDU2': vnf_template.VDU_SMALL},
-                'template': vnf_template.template(sorted(placement)),
-                'files': vnf_template.FILES}
-        body.update(extra)
-        return body
+        return conductor_fixture.operation_request(
+            self.stack_name, operation, placement, targets, **extra)
 
     def run_operation(self, body):
         endpoint = conductor_manager.ConductorManager(self.conf, 'test',

@@ -175,6 +175,42 @@ class TestLifecycleRunner(testtools.TestCase):
                 for c in heat.calls if c[0] in ('create', 'update')]
         self.assertEqual(['AZ-3'], sent)    # AZ-1 was not tried again
 
+    def _stopped_after_failures(self, zones, retry):
+        """A conductor stopped after recording capacity failures in
+        ``zones``, before choosing the next; the runner resumes it."""
+        self.heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-4': 5})
+        body = request()
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation='INSTANTIATE', params=body,
+                           placement=body['placement'])
+        op = op_obj.set_state(self.db, op, models.STATE_PROCESSING)
+        for zone in zones:
+            op = op_obj.start_attempt(
+                self.db, op, vdu_id='VDU1-0', zone=zone,
+                placement=dict(body['placement'], **{'VDU1-0': zone}),
+                decision={})
+            op = op_obj.finish_attempt(
+                self.db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+                duration_s=1.0)
+        settings = lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
+            limits=retry_policy.RetryLimits(max_reselections=retry))
+        return lifecycle.LifecycleRunner(
+            self.db, self.heat, fakes.FakeZones(ZONES, self.heat),
+            settings).run(op.id)
+
+    def test_resume_after_a_recorded_failure_moves_without_resending(self):
+        op = self._stopped_after_failures(['AZ-1'], retry=0)
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(['AZ-1', 'AZ-4'], [a.zone for a in op.attempts])
+
+    def test_resume_after_a_recorded_failure_obeys_the_retry_limit(self):
+        op = self._stopped_after_failures(['AZ-1', 'AZ-3'], retry=1)
+        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertIn('placement_az_select_retry', op.error['detail'])
+        self.assertEqual(2, len(op.attempts))
+        self.assertEqual([], self.heat.calls)
+
     def test_terminal_operation_is_left_alone(self):
         op = self._run({zone: 5 for zone in ZONES})
         calls = len(self.heat.calls)
