@@ -1,7 +1,8 @@
-"""JSON documents in and out of the offline (dry-run) commands.
+"""Documents in and out of the offline (dry-run) commands.
 
 * :func:`load_json`: read a ``--request``/``--input`` FILE (``-`` for
   stdin); a missing file or bad JSON is InvalidInput naming the option.
+  :func:`load_yaml` likewise for YAML or JSON (a VNFD).
 * :func:`as_columns`: a document as cliff ``ShowOne`` columns whose values
   stay native, so ``-f json`` (and ``-f yaml``) print exactly the
   document, while ``-f table`` shows nested values as compact JSON.
@@ -9,7 +10,9 @@
 
 import json
 import sys
+from collections.abc import Callable
 
+import yaml
 from cliff import columns
 
 from placement_ext import exception
@@ -30,17 +33,32 @@ def load_json(path: str, option: str) -> object:
 
     :raises InvalidInput: field ``option``, when unreadable or not JSON.
     """
+    return _load(path, option, json.loads, 'JSON')
+
+
+def load_yaml(path: str, option: str) -> object:
+    """The YAML or JSON document in ``path`` (``-``: standard input).
+
+    :raises InvalidInput: field ``option``, when unreadable or neither.
+    """
+    return _load(path, option, yaml.safe_load, 'YAML or JSON')
+
+
+def _load(path: str, option: str, decode: Callable[[str], object],
+          kind: str) -> object:
     try:
         if path == '-':
-            return json.load(sys.stdin)
+            return decode(sys.stdin.read())
         with open(path, encoding='utf-8') as stream:
-            return json.load(stream)
+            return decode(stream.read())
     except OSError as exc:
         raise exception.InvalidInput(
             field=option, reason=f'cannot read {path!r}: {exc.strerror}')
-    except ValueError as exc:
+    except (ValueError, yaml.YAMLError) as exc:
+        # one line: YAML's messages span several
+        detail = ' '.join(str(exc).split())
         raise exception.InvalidInput(
-            field=option, reason=f'{path!r} is not JSON: {exc}')
+            field=option, reason=f'{path!r} is not {kind}: {detail}')
 
 
 def as_columns(document: dict) -> tuple[tuple, tuple]:

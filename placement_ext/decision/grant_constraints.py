@@ -47,6 +47,7 @@ from placement_ext import exception
 from placement_ext.sol import enums
 from placement_ext.sol import grant_request
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.sol import vnfd
 
 AFFINITY_RULE = 'tosca.policies.nfv.AffinityRule'
 ANTI_AFFINITY_RULE = 'tosca.policies.nfv.AntiAffinityRule'
@@ -114,7 +115,7 @@ def build(policies: Iterable | Mapping, groups: Mapping | None,
     existing_vnfcs = tuple(existing_vnfcs)
     overrides = _checked_overrides(overrides)
     constraints, names, skipped = [], [], []
-    for name, policy in _policy_items(policies):
+    for name, policy in vnfd.policy_map(policies).items():
         kind = _RULES.get(policy.get('type'))
         if kind is None:
             continue  # scaling aspects, instantiation levels, ...
@@ -134,24 +135,6 @@ def build(policies: Iterable | Mapping, groups: Mapping | None,
         names.append(name)
     return PolicyConstraints(tuple(constraints), tuple(names),
                              tuple(skipped))
-
-
-def _policy_items(policies: Iterable | Mapping) -> list[tuple[str, dict]]:
-    if isinstance(policies, Mapping):
-        items = list(policies.items())
-    else:
-        items = []
-        for index, entry in enumerate(policies or ()):
-            if not isinstance(entry, Mapping) or len(entry) != 1:
-                raise exception.InvalidInput(
-                    field=f'policies[{index}]',
-                    reason='must map one policy name to its definition')
-            items.extend(entry.items())
-    for name, policy in items:
-        if not isinstance(policy, Mapping):
-            raise exception.InvalidInput(field=f'policies.{name}',
-                                         reason='must be a map')
-    return items
 
 
 def _target_vdus(name: str, policy: Mapping,

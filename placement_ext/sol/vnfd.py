@@ -1,0 +1,164 @@
+"""A VNFD deployment flavour (ETSI NFV-SOL 001 TOSCA): what a Grant needs.
+
+:func:`parse` reads the decoded document of one VNFD file, the
+flavour's: the one whose ``topology_template`` holds the VDUs, the
+``policies`` and the ``groups`` (``imports`` are not followed). Pure: the
+caller reads the file.
+
+* VDUs: the node templates of type ``tosca.nodes.nfv.Vdu.Compute``, in
+  document order, each with its initial number of instances
+  (``tosca.policies.nfv.VduInitialDelta``, else 1).
+* ``flavour_id``: ``substitution_mappings.properties.flavour_id``, else
+  a node template's ``flavour_id`` property. ``descriptor_id``: the same
+  places, then the default of the substituted node type's
+  ``descriptor_id`` property (Tacker's sample packages declare it there).
+  Values that are not strings (``{get_input: ...}``) are not used.
+* ``policies``: one ordered map name -> definition (TOSCA allows a list
+  of one-entry maps or a map); with ``groups``, what
+  :func:`placement_ext.decision.grant_constraints.build` takes.
+"""
+
+import dataclasses
+from collections.abc import Mapping
+
+from placement_ext import exception
+
+VDU_COMPUTE = 'tosca.nodes.nfv.Vdu.Compute'
+VDU_INITIAL_DELTA = 'tosca.policies.nfv.VduInitialDelta'
+
+
+@dataclasses.dataclass(frozen=True)
+class Vnfd:
+    """One deployment flavour of a VNFD."""
+
+    vdus: Mapping[str, int]  # VDU id -> initial number of instances
+    policies: Mapping[str, Mapping]
+    groups: Mapping[str, object]
+    flavour_id: str | None = None
+    descriptor_id: str | None = None
+
+    def placement_policies(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """Names of the policies of the given ``types``, in order."""
+        return tuple(name for name, policy in self.policies.items()
+                     if policy.get('type') in types)
+
+
+def parse(document: object) -> Vnfd:
+    """The flavour described by a decoded VNFD file.
+
+    :raises InvalidInput: naming the part of the document at fault.
+    """
+    topology = _map(_map(document, 'VNFD').get('topology_template'),
+                    'topology_template')
+    nodes = _map(topology.get('node_templates'), 'node_templates')
+    for name, node in nodes.items():
+        _map(node, f'node_templates.{name}')
+    policies = policy_map(topology.get('policies'))
+    vdus = {name: 1 for name, node in nodes.items()
+            if node.get('type') == VDU_COMPUTE}
+    if not vdus:
+        raise exception.InvalidInput(
+            field='node_templates',
+            reason=f'no node template of type {VDU_COMPUTE}')
+    vdus.update(_initial_deltas(policies, vdus))
+    substitution = _map(topology.get('substitution_mappings') or {},
+                        'substitution_mappings')
+    return Vnfd(
+        vdus=vdus, policies=policies,
+        groups=_map(topology.get('groups') or {}, 'groups'),
+        flavour_id=_property(substitution, nodes, 'flavour_id'),
+        descriptor_id=_property(substitution, nodes, 'descriptor_id')
+        or _type_default(document, substitution, 'descriptor_id'))
+
+
+def _map(value: object, field: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise exception.InvalidInput(field=field, reason='must be a map')
+    return value
+
+
+def policy_map(policies: object) -> dict[str, Mapping]:
+    """TOSCA ``policies`` (a list of one-entry maps, or one map) as one
+    ordered map name -> definition.
+
+    :raises InvalidInput: an entry that is not a one-entry map, a name
+        defined twice, a definition that is not a map.
+    """
+    if policies is None:
+        return {}
+    if isinstance(policies, Mapping):
+        entries = [policies]
+    elif isinstance(policies, list):
+        entries = policies
+    else:
+        raise exception.InvalidInput(
+            field='policies', reason='must be a list of one-entry maps')
+    out: dict[str, Mapping] = {}
+    for index, entry in enumerate(entries):
+        if isinstance(policies, list) and (
+                not isinstance(entry, Mapping) or len(entry) != 1):
+            raise exception.InvalidInput(
+                field=f'policies[{index}]',
+                reason='must map one policy name to its definition')
+        for name, policy in entry.items():
+            if name in out:
+                raise exception.InvalidInput(
+                    field=f'policies.{name}', reason='defined twice')
+            out[name] = _map(policy, f'policies.{name}')
+    return out
+
+
+def _initial_deltas(policies: Mapping[str, Mapping],
+                    vdus: Mapping[str, int]) -> dict[str, int]:
+    deltas = {}
+    for name, policy in policies.items():
+        if policy.get('type') != VDU_INITIAL_DELTA:
+            continue
+        count = _lookup(policy, 'properties', 'initial_delta',
+                        'number_of_instances')
+        if isinstance(count, bool) or not isinstance(count, int) \
+                or count < 0:
+            raise exception.InvalidInput(
+                field=f'policies.{name}.properties.initial_delta.'
+                      'number_of_instances',
+                reason='must be a whole number of at least 0')
+        targets = policy.get('targets')
+        if not isinstance(targets, list) or not targets:
+            raise exception.InvalidInput(field=f'policies.{name}.targets',
+                                         reason='must be a list of VDUs')
+        for target in targets:
+            if not isinstance(target, str) or target not in vdus:
+                raise exception.InvalidInput(
+                    field=f'policies.{name}.targets',
+                    reason=f'{target!r} is not a VDU of the VNFD')
+            deltas[target] = count
+    return deltas
+
+
+def _property(substitution: Mapping, nodes: Mapping,
+              name: str) -> str | None:
+    for owner in [substitution, *nodes.values()]:
+        value = _lookup(owner, 'properties', name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _type_default(document: Mapping, substitution: Mapping,
+                  name: str) -> str | None:
+    node_type = substitution.get('node_type')
+    if not isinstance(node_type, str):
+        return None
+    value = _lookup(document, 'node_types', node_type, 'properties', name,
+                    'default')
+    return value if isinstance(value, str) and value else None
+
+
+def _lookup(value: object, *keys: str) -> object:
+    """``value[key1][key2]...``; None where a level is missing or not a
+    map."""
+    for key in keys:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value

@@ -1,0 +1,138 @@
+"""A VNFD flavour: VDUs, initial deltas, policies, groups, ids."""
+
+import copy
+import os
+
+import testtools
+import yaml
+
+from placement_ext import exception
+from placement_ext.sol import vnfd
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), *['..'] * 4, 'doc',
+                        'source', 'examples')
+
+VDU = {'type': vnfd.VDU_COMPUTE, 'properties': {'name': 'x'}}
+
+DOCUMENT = {
+    'tosca_definitions_version': 'tosca_simple_yaml_1_2',
+    'topology_template': {
+        'substitution_mappings': {'node_type': 'my.VNF',
+                                  'properties': {'flavour_id': 'small'}},
+        'node_templates': {
+            'VNF': {'type': 'my.VNF',
+                    'properties': {'descriptor_id': 'vnfd-1'}},
+            'VDU1': VDU, 'VDU2': VDU,
+            'VirtualStorage': {
+                'type': 'tosca.nodes.nfv.Vdu.VirtualBlockStorage'}},
+        'groups': {'pg': {'type': 'tosca.groups.nfv.PlacementGroup',
+                          'members': ['VDU1', 'VDU2']}},
+        'policies': [
+            {'VDU1_initial_delta': {
+                'type': vnfd.VDU_INITIAL_DELTA, 'targets': ['VDU1'],
+                'properties': {'initial_delta': {'number_of_instances': 3}}}},
+            {'anti': {'type': 'tosca.policies.nfv.AntiAffinityRule',
+                      'targets': ['pg'], 'properties': {'scope': 'zone'}}}],
+    },
+}
+
+
+def document(**topology):
+    doc = copy.deepcopy(DOCUMENT)
+    doc['topology_template'].update(topology)
+    return doc
+
+
+class TestParse(testtools.TestCase):
+
+    def test_flavour(self):
+        flavour = vnfd.parse(DOCUMENT)
+        self.assertEqual({'VDU1': 3, 'VDU2': 1}, flavour.vdus)
+        self.assertEqual(['VDU1_initial_delta', 'anti'],
+                         list(flavour.policies))
+        self.assertEqual(['pg'], list(flavour.groups))
+        self.assertEqual(('small', 'vnfd-1'),
+                         (flavour.flavour_id, flavour.descriptor_id))
+        self.assertEqual(('anti',), flavour.placement_policies(
+            ('tosca.policies.nfv.AntiAffinityRule',)))
+
+    def test_policies_as_one_map_and_absent_parts(self):
+        doc = document(policies={'anti': {'type': 'x', 'targets': []}})
+        del doc['topology_template']['groups']
+        del doc['topology_template']['substitution_mappings']
+        flavour = vnfd.parse(doc)
+        self.assertEqual(['anti'], list(flavour.policies))
+        self.assertEqual({}, flavour.groups)
+        self.assertEqual({'VDU1': 1, 'VDU2': 1}, flavour.vdus)
+        self.assertIsNone(flavour.flavour_id)
+        self.assertEqual('vnfd-1', flavour.descriptor_id)
+
+    def test_ids_from_node_templates_and_the_node_type_default(self):
+        doc = document(substitution_mappings={'node_type': 'my.VNF'})
+        nodes = doc['topology_template']['node_templates']
+        nodes['VNF']['properties'] = {
+            'flavour_id': {'get_input': 'selected_flavour'},
+            'descriptor_id': {'get_input': 'x'}}
+        self.assertEqual((None, None), (vnfd.parse(doc).flavour_id,
+                                        vnfd.parse(doc).descriptor_id))
+        nodes['VDU2'] = dict(VDU, properties={'flavour_id': 'big'})
+        doc['node_types'] = {'my.VNF': {'properties': {
+            'descriptor_id': {'type': 'string', 'default': 'vnfd-9'}}}}
+        flavour = vnfd.parse(doc)
+        self.assertEqual(('big', 'vnfd-9'),
+                         (flavour.flavour_id, flavour.descriptor_id))
+
+    def test_the_documented_example(self):
+        path = os.path.join(EXAMPLES, 'vnfd_anti_affinity.yaml')
+        with open(path, encoding='utf-8') as stream:
+            flavour = vnfd.parse(yaml.safe_load(stream))
+        self.assertEqual({'VDU1': 2, 'VDU2': 1}, flavour.vdus)
+        self.assertEqual(('simple', 'b1bb0ce7-ebca-4fa7-95ed-4840d70a1177'),
+                         (flavour.flavour_id, flavour.descriptor_id))
+        self.assertEqual(['pg_vdu1_vdu2'], list(flavour.groups))
+
+
+class TestBadInput(testtools.TestCase):
+
+    def _field(self, doc):
+        return self.assertRaises(exception.InvalidInput, vnfd.parse,
+                                 doc).field
+
+    def test_fields(self):
+        self.assertEqual('VNFD', self._field(['a list']))
+        self.assertEqual('topology_template', self._field({}))
+        self.assertEqual('node_templates',
+                         self._field(document(node_templates=None)))
+        self.assertEqual('node_templates.VDU1', self._field(
+            document(node_templates={'VDU1': 'x'})))
+        self.assertEqual('policies', self._field(document(policies='x')))
+        self.assertEqual('policies[0]', self._field(
+            document(policies=[{'a': {}, 'b': {}}])))
+        self.assertEqual('policies.a', self._field(
+            document(policies=[{'a': {}}, {'a': {}}])))
+        self.assertEqual('policies.a', self._field(
+            document(policies=[{'a': 'x'}])))
+        self.assertEqual('groups', self._field(document(groups=['pg'])))
+        self.assertEqual('substitution_mappings', self._field(
+            document(substitution_mappings='x')))
+
+    def test_no_vdu(self):
+        exc = self.assertRaises(exception.InvalidInput, vnfd.parse,
+                                document(node_templates={'VNF': {}}))
+        self.assertEqual('no node template of type '
+                         'tosca.nodes.nfv.Vdu.Compute', exc.reason)
+
+    def test_bad_initial_delta(self):
+        def delta(count, targets=('VDU1',)):
+            return document(policies=[{'d': {
+                'type': vnfd.VDU_INITIAL_DELTA, 'targets': list(targets),
+                'properties': {'initial_delta': {
+                    'number_of_instances': count}}}}])
+
+        field = 'policies.d.properties.initial_delta.number_of_instances'
+        for count in (-1, '2', True, None):
+            self.assertEqual(field, self._field(delta(count)))
+        self.assertEqual('policies.d.targets',
+                         self._field(delta(1, ['VDU9'])))
+        self.assertEqual('policies.d.targets', self._field(delta(1, [])))
+        self.assertEqual({'VDU1': 0, 'VDU2': 1}, vnfd.parse(delta(0)).vdus)
