@@ -41,7 +41,7 @@ against the one-attempt limit; the others are reported apart.
 
 Run records, one per deployment and strategy (:func:`run_deployment`
 plus the facts :func:`run_cell` adds), are all :func:`summarize` reads,
-so measured runs of the functional suite can become rows of their own.
+so measured runs summarize the same way (``bench_reselection_cloud.py``).
 Required: ``source`` (``simulated`` or ``real-cloud``), ``strategy``,
 ``feasible``, ``outcome`` (``success``, ``exhausted`` or ``limit``),
 ``attempts``, ``time_s``, ``time_basis`` (``modelled`` or ``measured``),
@@ -483,13 +483,20 @@ def _fmt(value: object, fmt: str) -> str:
     return fmt.format(value)
 
 
+def table_rows(summaries: Sequence[Mapping], keys: Sequence[str],
+               columns: Sequence[tuple[str, str, str]]) -> list[list[str]]:
+    """A header, then one row per summary: its ``keys`` as they are,
+    then ``columns`` (as in :data:`COLUMNS`) formatted."""
+    rows = [list(keys) + [c[1] for c in columns]]
+    for s in summaries:
+        rows.append([str(s[key]) for key in keys]
+                    + [_fmt(s[key], fmt) for key, _, fmt in columns])
+    return rows
+
+
 def strategy_rows(summaries: Sequence[Mapping]) -> list[list[str]]:
     """One row per (cell, strategy), every column."""
-    rows = [['zones', 'fill', 'strategy'] + [c[1] for c in COLUMNS]]
-    for s in summaries:
-        rows.append([str(s['zones']), s['fill'], s['strategy']]
-                    + [_fmt(s[key], fmt) for key, _, fmt in COLUMNS])
-    return rows
+    return table_rows(summaries, ('zones', 'fill', 'strategy'), COLUMNS)
 
 
 def cell_rows(summaries: Sequence[Mapping]) -> list[list[str]]:
@@ -563,8 +570,8 @@ def write_rst(document: Mapping, path: str) -> None:
         for name in ('random', 'capacity'):
             values[f'{SHORT[name]}{zones}'] = cells[
                 (zones, f'{round(100 * FILLS[-1])}%', name)]['attempts_mean']
-    text = _Formatter().format(RST, per_cell=document['per_cell'],
-                               seconds=document['run_seconds'], **values)
+    text = DashFormatter().format(RST, per_cell=document['per_cell'],
+                                  seconds=document['run_seconds'], **values)
     lines = [_reflow(text)]
     lines += rst_table([row[2:] for row in strategy_rows(
         document['overall'])])
@@ -575,7 +582,7 @@ def write_rst(document: Mapping, path: str) -> None:
         out.write('\n'.join(lines))
 
 
-class _Formatter(string.Formatter):
+class DashFormatter(string.Formatter):
     """``-`` for a figure with no data (a cell without failures)."""
 
     def format_field(self, value: object, format_spec: str) -> str:
@@ -642,10 +649,10 @@ Heat's default ``action_retry_limit=5`` a failed attempt takes 86.6 s: p90
 decision itself takes {cap_decide_us_per_attempt:.0f} us per attempt
 (measured).
 
-Real-cloud rows come from the functional runs against the mini cloud (the
-conductor's loop on real Heat, Nova and Placement), in the same run-record
-format with ``source: real-cloud`` and ``time_basis: measured``; they are
-added from there, not simulated here.
+Real-cloud runs (the conductor's loop on real Heat, Nova and Placement,
+measured) are on their own page, ``reselection_cloud.rst``, written by
+``benchmarks/bench_reselection_cloud.py`` from run records in the same
+format (``source: real-cloud``, ``time_basis: measured``).
 
 Columns: deployments with a fitting placement; success rate among them;
 attempts per successful deployment (median, p90, max, mean); share done at
