@@ -16,8 +16,11 @@ What is expected, per reservation state:
   retried): whatever exists is left alone, the event task owns it;
 * ``ended``: nothing of it remains.
 
-Anything named like ours (``blazar_*`` providers, ``CUSTOM_RESERVATION_*``
-classes, ``reservation:*`` flavors) that no record owns is an orphan.
+Anything named like ours (``CUSTOM_RESERVATION_*`` classes and their
+inventories, ``reservation:*`` flavors) that no record owns is an orphan.
+A ``blazar_*`` provider of a host that is not enrolled is not: deleting
+a host leaves its provider empty on purpose (nova-compute fails builds
+once a provider it cached is deleted), so only its inventories count.
 """
 
 import dataclasses
@@ -29,7 +32,7 @@ STATES = (PENDING, ACTIVE, BUSY, ENDED)
 
 # Repairs, in the order they run.
 REPAIRS = ('create_provider', 'delete_inventory', 'set_inventory',
-           'delete_provider', 'delete_class', 'create_class',
+           'delete_class', 'create_class',
            'delete_flavor', 'create_flavor', 'add_to_pool',
            'remove_from_pool')
 
@@ -110,7 +113,6 @@ def find_drift(hosts: Iterable[HostRecord],
 def _providers(hosts: list[HostRecord], observed: Observed
                ) -> list[Finding]:
     found = []
-    known = {h.hostname for h in hosts}
     for host in hosts:
         uuid = observed.providers.get(host.hostname)
         if uuid is None:
@@ -124,12 +126,6 @@ def _providers(hosts: list[HostRecord], observed: Observed
                 f'blazar_{host.hostname} is {uuid}, the database says '
                 f'{host.provider_uuid}', 'create_provider',
                 (host.hostname,)))
-    for hostname, uuid in observed.providers.items():
-        if hostname not in known:
-            found.append(Finding(
-                'orphan_provider', hostname,
-                f'blazar_{hostname} ({uuid}) belongs to no enrolled host',
-                'delete_provider', (hostname,)))
     return found
 
 

@@ -7,9 +7,12 @@ idempotent, so a create that failed half-way can simply be repeated (and
 ``reconcile`` removes what a create that was never repeated left).
 
 Delete: first stop offering the host to new leases (refused while
-reservations hold slots on it), then delete the reservation provider
+reservations hold slots on it), then empty the reservation provider
 (Placement refuses while reserved instances use it), leave the free
-pool, delete the record.
+pool, delete the record. The empty provider stays: nova-compute caches
+it, and fails every build on the host once a cached provider is gone
+(see ``ReservationProviders.empty_reservation_provider``); enrolling the
+host again reuses it.
 """
 
 from oslo_log import log as logging
@@ -84,7 +87,7 @@ class Hosts:
         host = host_obj.find(self.database, ref)
         if host.reservable:
             host = host_obj.retire(self.database, host)
-        self.placement.delete_reservation_provider(host.hypervisor_hostname)
+        self.placement.empty_reservation_provider(host.hypervisor_hostname)
         self.nova.remove_host_from_aggregate(self.freepool,
                                              host.service_name)
         host_obj.delete(self.database, host)

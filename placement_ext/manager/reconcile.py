@@ -129,10 +129,6 @@ class Reconciler:
         self.placement.set_inventory(self._provider(observed, hostname),
                                      resource_class, total)
 
-    def _delete_provider(self, observed: drift.Observed, leases: dict,
-                         hostname: str) -> None:
-        self.placement.delete_reservation_provider(hostname)
-
     def _delete_class(self, observed: drift.Observed, leases: dict,
                       resource_class: str) -> None:
         self.placement.delete_resource_class(resource_class)

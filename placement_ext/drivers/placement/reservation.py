@@ -16,9 +16,11 @@ are never overwritten; a generation conflict (another writer got there
 first) is retried from the read, a bounded number of times.
 """
 
+import contextlib
 import dataclasses
 import re
 from collections.abc import Callable
+from collections.abc import Iterator
 
 import requests
 import tenacity
@@ -38,6 +40,8 @@ _CUSTOM_CLASS_RE = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': 1,
                       'step_size': 1, 'allocation_ratio': 1.0}
 PROVIDER_IN_USE = 'placement.resource_provider.inuse'
+INVENTORY_IN_USE = 'placement.inventory.inuse'
+_IN_USE = (PROVIDER_IN_USE, INVENTORY_IN_USE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,25 +134,52 @@ class ReservationProviders:
     def delete_reservation_provider(self, hostname: str) -> None:
         """Delete ``blazar_<hostname>``; nothing to do if it is gone.
 
+        Only for a host whose nova-compute is gone (or that may fail its
+        builds for one cache refresh): see
+        :meth:`empty_reservation_provider`.
+
         :raises Conflict: it still has allocations (instances running on
             reserved capacity); Placement refuses and so do we.
         """
         provider = self.reservation_provider(hostname)
         if provider is None:
             return
-        try:
-            self._call('DELETE', f'/resource_providers/{provider.uuid}',
-                       '/resource_providers/{uuid}', ok=(204,),
-                       kind='resource provider', id=provider.uuid)
-        except exception.NotFound:
-            return
-        except exception.Conflict as exc:
-            if getattr(exc, 'placement_code', None) != PROVIDER_IN_USE:
-                raise
-            raise exception.Conflict(
-                reason=f'reservation provider {provider.name} '
-                       f'({provider.uuid}) still has allocations; release '
-                       f'them before deleting it')
+        with _refused_while_allocated(provider, 'deleting it'):
+            try:
+                self._call('DELETE', f'/resource_providers/{provider.uuid}',
+                           '/resource_providers/{uuid}', ok=(204,),
+                           kind='resource provider', id=provider.uuid)
+            except exception.NotFound:
+                return
+
+    def empty_reservation_provider(self, hostname: str) -> Provider | None:
+        """Remove every inventory of ``blazar_<hostname>``, keep it.
+
+        Why not delete it: nova-compute caches its compute node's provider
+        tree and, once it has seen this child, reads the child's
+        allocations on each resource update, builds included. A deleted
+        child makes every build on the host fail
+        (ResourceProviderAllocationRetrievalFailed, so "Exhausted all
+        hosts") until nova-compute next refreshes the tree (``[compute]
+        resource_provider_association_refresh``, 300 s by default). An
+        empty provider offers nothing, and enrolling the host again
+        reuses it.
+
+        :raises Conflict: it still has allocations.
+        """
+        provider = self.reservation_provider(hostname)
+        if provider is None:
+            return None
+        path = f'/resource_providers/{provider.uuid}/inventories'
+        with _refused_while_allocated(provider, 'retiring it'):
+            try:
+                self._call('DELETE', path,
+                           '/resource_providers/{uuid}/inventories',
+                           ok=(204,), kind='resource provider',
+                           id=provider.uuid)
+            except exception.NotFound:
+                return None
+        return provider
 
     # -- resource classes ---------------------------------------------------
 
@@ -269,6 +300,21 @@ class ReservationProviders:
             kind='resource provider', id=provider_uuid).json()
         return {consumer: alloc['resources']
                 for consumer, alloc in body['allocations'].items()}
+
+
+@contextlib.contextmanager
+def _refused_while_allocated(provider: Provider, doing: str
+                             ) -> Iterator[None]:
+    """Placement's refusal to drop a provider's inventory or the provider
+    while instances hold allocations there, said in our words."""
+    try:
+        yield
+    except exception.Conflict as exc:
+        if getattr(exc, 'placement_code', None) not in _IN_USE:
+            raise
+        raise exception.Conflict(
+            reason=f'reservation provider {provider.name} ({provider.uuid}) '
+                   f'still has allocations; release them before {doing}')
 
 
 def _check_custom_class(name: str) -> None:

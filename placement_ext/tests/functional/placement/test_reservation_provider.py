@@ -196,13 +196,16 @@ class TestReservationProvider(base.PlacementServerTestCase):
                                 self.providers.delete_inventory,
                                 child.uuid, rc)
         self.assertEqual('placement.inventory.inuse', err.placement_code)
-        err = self.assertRaises(
-            exception.Conflict, self.providers.delete_reservation_provider,
-            HOST)
-        self.assertIn('still has allocations', str(err))
+        for refused in (self.providers.delete_reservation_provider,
+                        self.providers.empty_reservation_provider):
+            err = self.assertRaises(exception.Conflict, refused, HOST)
+            self.assertIn('still has allocations', str(err))
         self.client.request('DELETE', f'/allocations/{consumer}',
                             what='setup', microversion=base.V, ok=(204,))
         self.assertEqual({rc: 0}, self.providers.usages(child.uuid))
+        self.assertEqual(child.uuid, self.providers.empty_reservation_provider(
+            HOST).uuid)
+        self.assertEqual({}, self.providers.inventories(child.uuid)[1])
         self.providers.delete_reservation_provider(HOST)
         self.providers.delete_reservation_provider(HOST)
         self.assertIsNone(self.providers.reservation_provider(HOST))
@@ -210,4 +213,5 @@ class TestReservationProvider(base.PlacementServerTestCase):
                          self.providers.compute_node(HOST).uuid)
 
     def test_delete_when_never_created(self):
+        self.assertIsNone(self.providers.empty_reservation_provider(HOST))
         self.providers.delete_reservation_provider(HOST)

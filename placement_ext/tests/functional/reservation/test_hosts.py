@@ -48,11 +48,17 @@ class TestHosts(base.ReservationTestCase):
         self.assertIsNotNone(self.provider('cn1'))
         self.assertTrue(host_obj.find(self.db, 'cn1').reservable)
         self.res.delete_lease(lease.id)
+        kept = self.provider('cn1')
         self.res.hosts.delete('cn1')
-        self.assertIsNone(self.provider('cn1'))
+        # emptied, not deleted (nova-compute may have it cached) ...
+        self.assertEqual(kept.uuid, self.provider('cn1').uuid)
+        self.assertEqual({}, self.res.placement.inventories(kept.uuid)[1])
         self.assertEqual([], self.nova.aggregates[
             base.SETTINGS.freepool].hosts)
         self.assertEqual([], host_obj.list_hosts(self.db))
+        # ... and enrolling the host again reuses it
+        self.assertEqual(kept.uuid, self.res.hosts.create(
+            'cn1').reservation_provider_uuid)
 
     def test_delete_refused_while_reserved_instances_run(self):
         self.add_compute('cn1')

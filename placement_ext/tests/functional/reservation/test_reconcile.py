@@ -47,9 +47,10 @@ class TestReconcile(base.ReservationTestCase):
         self.nova.ensure_private_flavor(
             'f-orphan', 'reservation:orphan', vcpus=1, memory_mb=1,
             disk_gb=1, extra_specs={}, project_id='p')
-        # a provider of a host that is not enrolled
+        # a provider of a host that is not enrolled, holding an inventory
         self.add_compute('cn3', enrol=False)
-        placement.ensure_reservation_provider('cn3')
+        placement.set_inventory(
+            placement.ensure_reservation_provider('cn3').uuid, orphan, 1)
         # an enrolled host that lost its provider and left the pool
         self.add_compute('cn4')
         placement.delete_reservation_provider('cn4')
@@ -65,7 +66,7 @@ class TestReconcile(base.ReservationTestCase):
             ('orphan_class', orphan),
             ('orphan_flavor', 'f-orphan'),
             ('orphan_inventory', f'cn2/{orphan}'),
-            ('orphan_provider', 'cn3'),
+            ('orphan_inventory', f'cn3/{orphan}'),
             ('wrong_inventory', f'cn1/{rc}'),
         ]
         report = self.res.reconciler.run()
@@ -82,7 +83,8 @@ class TestReconcile(base.ReservationTestCase):
         self.assertEqual([], self.res.reconciler.run()['findings'])
         self.assertEqual({rc: 4}, self.reservation_inventory('cn1'))
         self.assertEqual({rc: 2}, self.reservation_inventory('cn2'))
-        self.assertIsNone(self.provider('cn3'))
+        # kept, empty: nova-compute may have it cached
+        self.assertEqual({}, self.reservation_inventory('cn3'))
         self.assertEqual(self.provider('cn4').uuid, host_obj.find(
             self.db, 'cn4').reservation_provider_uuid)
         self.assertIn('cn4', self.nova.aggregates[

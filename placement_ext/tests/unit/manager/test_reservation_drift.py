@@ -43,9 +43,15 @@ class TestDrift(testtools.TestCase):
              dict(providers={'cn1': 'rp1', 'cn2': 'other'}),
              [('provider_not_recorded', 'cn2', 'create_provider',
                ('cn2',))]),
-            ('orphan provider',
+            ('empty provider of a host not enrolled: kept',
              dict(providers={'cn1': 'rp1', 'cn2': 'rp2', 'cn9': 'rp9'}),
-             [('orphan_provider', 'cn9', 'delete_provider', ('cn9',))]),
+             []),
+            ('provider of a host not enrolled: only its inventory goes',
+             dict(providers={'cn1': 'rp1', 'cn2': 'rp2', 'cn9': 'rp9'},
+                  inventories={'cn1': {RC_A: 2}, 'cn2': {RC_A: 1},
+                               'cn9': {RC_A: 1}}),
+             [('orphan_inventory', f'cn9/{RC_A}', 'delete_inventory',
+               ('cn9', RC_A))]),
             ('wrong total',
              dict(inventories={'cn1': {RC_A: 5}, 'cn2': {RC_A: 1}}),
              [('wrong_inventory', f'cn1/{RC_A}', 'set_inventory',
@@ -114,8 +120,7 @@ class TestDrift(testtools.TestCase):
                 RC_B: 1}}, classes=frozenset({RC_B}),
                 flavors=frozenset(), pool=frozenset({'cn9'})))
         self.assertEqual(['create_provider', 'delete_inventory',
-                          'delete_provider', 'delete_class', 'add_to_pool',
-                          'remove_from_pool'],
+                          'delete_class', 'add_to_pool', 'remove_from_pool'],
                          [f.repair for f in findings])
         self.assertEqual({'kind', 'subject', 'detail', 'repair'},
                          set(findings[0].to_dict()))
