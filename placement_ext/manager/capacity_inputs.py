@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from placement_ext.decision import capacity
-from placement_ext.drivers import reservation_placement
+from placement_ext.drivers.placement import reservation_reads
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 
-Usages = Mapping[int, reservation_placement.HostUsage]
+Usages = Mapping[int, reservation_reads.HostUsage]
 
 
 def flavor_of(request: capacity.Resources) -> dict[str, int]:
@@ -25,7 +25,7 @@ def flavor_of(request: capacity.Resources) -> dict[str, int]:
                     strict=True))
 
 
-def read_usages(placement: reservation_placement.ReservationPlacement,
+def read_usages(placement: reservation_reads.ReservationPlacement,
                 hosts: Iterable[host_obj.Host],
                 request: capacity.Resources) -> dict[int, object]:
     """Host id -> HostUsage, one ``in_tree`` query per host."""

@@ -20,7 +20,7 @@ from oslo_log import log as logging
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.drivers import nova as nova_driver
-from placement_ext.drivers import reservation_placement
+from placement_ext.drivers.placement import reservation_reads
 from placement_ext.nova_filters import rules
 from placement_ext.objects import host as host_obj
 
@@ -38,7 +38,7 @@ class Hosts:
 
     def __init__(self, database: db_api.Database,
                  nova: nova_driver.NovaDriver,
-                 placement: reservation_placement.ReservationPlacement,
+                 placement: reservation_reads.ReservationPlacement,
                  freepool: str) -> None:
         self.database = database
         self.nova = nova

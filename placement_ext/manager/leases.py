@@ -32,7 +32,7 @@ from placement_ext.decision import capacity
 from placement_ext.decision import host_pickup
 from placement_ext.decision import reservation_names as names
 from placement_ext.drivers import nova as nova_driver
-from placement_ext.drivers import reservation_placement
+from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import capacity_inputs as inputs
 from placement_ext.manager import hosts as hosts_wf
 from placement_ext.objects import host as host_obj
@@ -69,7 +69,7 @@ class _Request:
 class Leases:
     def __init__(self, database: db_api.Database,
                  nova: nova_driver.NovaDriver,
-                 placement: reservation_placement.ReservationPlacement,
+                 placement: reservation_reads.ReservationPlacement,
                  hosts: hosts_wf.Hosts, timeouts: Timeouts = Timeouts(),
                  clock: Callable[[], datetime.datetime] = models.utcnow
                  ) -> None:

@@ -20,7 +20,7 @@ from placement_ext.db import models
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
-from placement_ext.drivers import reservation_placement
+from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import events
 from placement_ext.manager import hosts as hosts_wf
 from placement_ext.manager import leases as leases_wf
@@ -63,7 +63,7 @@ class Reservations:
                  ) -> None:
         self.database = database
         self.nova = nova
-        self.placement = reservation_placement.ReservationPlacement(
+        self.placement = reservation_reads.ReservationPlacement(
             placement, max_attempts=settings.inventory_conflict_retries,
             max_wait=settings.inventory_conflict_max_wait)
         self.hosts = hosts_wf.Hosts(database, nova, self.placement,

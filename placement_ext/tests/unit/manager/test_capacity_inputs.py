@@ -6,8 +6,8 @@ import types
 import testtools
 
 from placement_ext.decision import capacity
-from placement_ext.drivers import reservation_placement as rp
 from placement_ext.drivers.placement import candidates as ac
+from placement_ext.drivers.placement import reservation_reads as rp
 from placement_ext.manager import capacity_inputs as inputs
 from placement_ext.objects import lease as lease_obj
 
