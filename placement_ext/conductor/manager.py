@@ -69,6 +69,7 @@ class ConductorManager(rpc.Endpoint):
         self._runner = runner
         self._runner_lock = threading.Lock()
         self._driving: set[str] = set()
+        self._resumed_own = False
 
     @oslo_messaging.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
@@ -131,13 +132,15 @@ class ConductorManager(rpc.Endpoint):
     def adopt_operations(self, context: pe_context.RequestContext) -> None:
         """Drive the operations that no live conductor drives.
 
-        A periodic task, not an RPC method of the API; its first run, at
-        start-up, resumes what this conductor's previous run left. Each
-        adopted operation runs in a thread of its own, resuming from its
-        recorded attempts.
+        A periodic task, not an RPC method of the API; only its first
+        run, at start-up, takes this host's own operations (what its
+        previous run left), so one that stopped on an unexpected error is
+        not run again in a loop. Each adopted operation runs in a thread
+        of its own, resuming from its recorded attempts.
         """
+        include_own, self._resumed_own = not self._resumed_own, True
         for op in op_obj.adoptable(self.database, self.host,
-                                   self._stale_before()):
+                                   self._stale_before(), include_own):
             if op.id in self._driving:
                 continue
             LOG.info('Adopting operation %(id)s (%(state)s, owner '
@@ -186,8 +189,8 @@ class ConductorManager(rpc.Endpoint):
                 # step first; the generation check kept ours out
                 op_obj.release(self.database, operation_id, self.host)
                 raise
-            # kept on an unexpected error: heart-beating, so it is
-            # resumed when this conductor restarts, not re-run in a loop
+            # kept on an unexpected error (the raise skips this): still
+            # heart-beating, it is resumed when this conductor restarts
             op_obj.release(self.database, operation_id, self.host)
             return op_obj.get(self.database, op.id)
         finally:

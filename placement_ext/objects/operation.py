@@ -215,18 +215,20 @@ def release(database: db_api.Database, operation_id: str, host: str) -> None:
 
 
 def adoptable(database: db_api.Database, host: str,
-              stale_before: datetime.datetime) -> list[Operation]:
+              stale_before: datetime.datetime,
+              include_own: bool = True) -> list[Operation]:
     """Runnable operations ``host`` should drive, oldest first.
 
-    Its own (left by its previous run), those whose owner's heartbeat is
-    stale, and unowned ones whose state is older than ``stale_before``
-    (their ``run_operation`` cast was lost; younger ones are left to
-    the cast still on its way).
+    Its own (left by its previous run; only with ``include_own``), those
+    whose owner's heartbeat is stale, and unowned ones whose state is
+    older than ``stale_before`` (their ``run_operation`` cast was lost;
+    younger ones are left to the cast still on its way).
     """
     table = models.Operation
+    own = table.owner == host if include_own else sa.false()
     stmt = (sa.select(table)
             .where(table.state.in_(RUNNABLE_STATES),
-                   sa.or_(table.owner == host,
+                   sa.or_(own,
                           sa.and_(table.owner.is_(None),
                                   table.state_entered_at < stale_before),
                           sa.and_(table.owner.is_not(None),

@@ -148,6 +148,24 @@ class TestOwnership(testtools.TestCase):
         self.assertEqual(models.STATE_COMPLETED,
                          op_obj.get(self.db, self.op.id).state)
 
+    def test_unexpected_error_keeps_the_claim_and_is_not_rerun(self):
+        def broken(operation_id):
+            self.runner.runs.append(operation_id)
+            raise RuntimeError('a bug')
+
+        self.runner.run = broken
+        self.a.adopt_operations(self.context)   # a's start-up: nothing yet
+        self.assertRaises(RuntimeError, self.a.run_operation, self.context,
+                          operation_id=self.op.id)
+        # still a's: b leaves it while a heart-beats ...
+        self.assertEqual('a', op_obj.get(self.db, self.op.id).owner)
+        self.b.adopt_operations(self.context)
+        # ... and a's later adoption runs do not run it again (they would
+        # start a thread at once; give one the time to show)
+        self.a.adopt_operations(self.context)
+        threading.Event().wait(0.5)
+        self.assertEqual([self.op.id], self.runner.runs)
+
     def _wait_for(self, predicate):
         for _ in range(200):
             if predicate():
