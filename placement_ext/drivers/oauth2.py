@@ -5,8 +5,9 @@ wants a bearer token from its own token endpoint, not a Keystone token;
 keystoneauth1's OAuth 2.0 plugins all end at Keystone. This plugin gets
 the token with ``grant_type=client_credentials`` (client id and secret
 in HTTP Basic, as Tacker's client sends them), keeps it until shortly
-before ``expires_in``, and drops it when the service answers 401 (the
-Session then asks again once). Select it in a service group with::
+before ``expires_in`` (until a 401 when the endpoint gives none), and
+drops it when the service answers 401 (the Session then asks again
+once). Select it in a service group with::
 
     [nfvo]
     auth_type = oauth2_client_credentials
@@ -75,7 +76,10 @@ class ClientCredentials(plugin.BaseAuthPlugin):
                             headers={'Accept': 'application/json'})
         try:
             body = resp.json() if resp.status_code == 200 else {}
-            return body['access_token'], float(body.get('expires_in', 0))
+            # expires_in is only RECOMMENDED: without it, keep the token
+            # until the service rejects it
+            return body['access_token'], float(
+                body.get('expires_in', 'inf'))
         except (ValueError, KeyError, TypeError, AttributeError):
             raise exception.ServiceError(
                 service=SERVICE,

@@ -73,9 +73,10 @@ class TestOAuth2ClientCredentials(testtools.TestCase):
     """auth_type = oauth2_client_credentials against the stand-in's own
     token endpoint."""
 
-    def _oauth2_driver(self, secret='s3cret'):
+    def _oauth2_driver(self, secret='s3cret', token_lifetime=3600):
         self.nfvo = self.useFixture(nfvo.NfvoFixture(
-            granting, client=('vnfm', 's3cret')))
+            granting, client=('vnfm', 's3cret'),
+            token_lifetime=token_lifetime))
         endpoint = self.nfvo.endpoint
         return driver_for(self, f'auth_type = oauth2_client_credentials\n'
                                 f'token_endpoint = {endpoint}/token\n'
@@ -88,6 +89,22 @@ class TestOAuth2ClientCredentials(testtools.TestCase):
         driver.grant(REQUEST)
         self.assertEqual(1, self.nfvo.tokens_issued)
         self.assertEqual(2, len(self.nfvo.requests))
+
+    def test_token_without_expires_in_is_kept_until_a_401(self):
+        driver = self._oauth2_driver(token_lifetime=None)
+        driver.grant(REQUEST)
+        driver.grant(REQUEST)
+        self.assertEqual(1, self.nfvo.tokens_issued)
+        self.nfvo.revoke_tokens()
+        driver.grant(REQUEST)
+        self.assertEqual(2, self.nfvo.tokens_issued)
+
+    def test_token_about_to_expire_is_fetched_again(self):
+        # a lifetime inside the renewal margin counts as expired already
+        driver = self._oauth2_driver(token_lifetime=10)
+        driver.grant(REQUEST)
+        driver.grant(REQUEST)
+        self.assertEqual(2, self.nfvo.tokens_issued)
 
     def test_revoked_token_is_replaced_after_a_401(self):
         driver = self._oauth2_driver()
