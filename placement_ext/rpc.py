@@ -8,16 +8,22 @@ they share: the transport, the context serializer, the client and server
 factories, and the diagnostic methods every service answers.
 """
 
+import functools
 import importlib
+import socket
 import time
+from collections.abc import Callable
 
 import oslo_messaging
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
+from sqlalchemy import exc as sa_exc
 
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import validation
+from placement_ext.schemas import validate as schema_validate
 
 LOG = logging.getLogger(__name__)
 
@@ -63,6 +69,46 @@ def get_transport(conf: cfg.ConfigOpts) -> oslo_messaging.Transport:
     except (oslo_messaging.InvalidTransportURL,
             oslo_messaging.DriverLoadFailure) as exc:
         raise exception.InvalidInput(field='transport_url', reason=str(exc))
+
+
+# oslo.messaging's drivers that talk to a broker over TCP, and its port
+# when the URL names none
+_BROKER_PORTS = {'rabbit': 5672, 'kombu': 5672, 'amqp': 5672}
+
+
+def wait_for_broker(conf: cfg.ConfigOpts, timeout: float) -> None:
+    """Return once a broker host of ``transport_url`` accepts TCP.
+
+    oslo.messaging retries an unreachable broker for ever, even for a call
+    with a timeout (the reply queue is declared first), so callers that
+    must end check the broker themselves first. Transports without a
+    broker (``fake://``) pass at once.
+
+    :raises ServiceUnavailable: no host accepted within ``timeout`` s.
+    """
+    url = oslo_messaging.TransportURL.parse(conf, conf.transport_url)
+    default_port = _BROKER_PORTS.get(url.transport)
+    if default_port is None or not url.hosts:
+        return
+    addresses = [(h.hostname or 'localhost', h.port or default_port)
+                 for h in url.hosts]
+    deadline = time.monotonic() + timeout
+    while True:
+        for address in addresses:
+            left = max(deadline - time.monotonic(), 0.5)
+            try:
+                socket.create_connection(address, timeout=min(left, 5)
+                                         ).close()
+                return
+            except OSError as exc:
+                error = exc
+        if time.monotonic() >= deadline:
+            where = ', '.join(f'{host}:{port}' for host, port in addresses)
+            raise exception.ServiceUnavailable(
+                service='message broker',
+                reason=f'{where} did not accept a connection within '
+                       f'{timeout:g} s ({error})')
+        time.sleep(min(1.0, max(deadline - time.monotonic(), 0)))
 
 
 def is_in_process(conf: cfg.ConfigOpts) -> bool:
@@ -112,6 +158,53 @@ def get_client(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
         serializer=RequestContextSerializer(conf))
 
 
+def expected_exceptions(*exceptions: type) -> Callable:
+    """oslo.messaging's ``expected_exceptions`` for an API method, which
+    also turns a database failure into a short ServiceError.
+
+    The method's attributes (its argument schema, which
+    :class:`SchemaAccessPolicy` reads) are kept: oslo's decorator does not
+    use ``functools.wraps``. A database error's text holds the SQL and
+    its parameters (the whole request): it goes to the service log, and
+    the caller gets the error class and the request id to look it up.
+    """
+    def decorator(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def database_errors_as_ours(self: object, context: object,
+                                    **kwargs: object) -> object:
+            try:
+                return func(self, context, **kwargs)
+            except (sa_exc.SQLAlchemyError, db_exc.DBError) as exc:
+                LOG.exception('Database failure in %s', func.__name__)
+                request_id = getattr(context, 'request_id', None)
+                raise exception.ServiceError(
+                    service='database',
+                    reason=f'{type(exc).__name__} (request {request_id}; '
+                           f'the service log has the details)')
+
+        expected = exceptions + (exception.ServiceError,)
+        return functools.update_wrapper(
+            oslo_messaging.expected_exceptions(*expected)(
+                database_errors_as_ours), func)
+    return decorator
+
+
+class SchemaAccessPolicy(oslo_messaging.RPCAccessPolicyBase):
+    """Only methods with a versioned argument schema are callable.
+
+    oslo.messaging's default policy lets a caller reach any public
+    attribute of an endpoint: ``conf`` (calling a ConfigOpts re-parses
+    it and wipes the running service's configuration), ``database``,
+    periodic tasks such as ``heartbeat``. Our API is exactly the methods
+    decorated with :func:`placement_ext.validation.schema`; anything
+    else is refused as ``NoSuchMethod``. The attribute is looked up on
+    the endpoint's class, so instance attributes never qualify.
+    """
+
+    def is_allowed(self, endpoint: object, method: str) -> bool:
+        return validation.is_rpc_method(getattr(type(endpoint), method, None))
+
+
 def get_server(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
                topic: str, endpoints: list,
                host: str) -> oslo_messaging.MessageHandlingServer:
@@ -122,7 +215,8 @@ def get_server(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
     # the threading executor.
     return oslo_messaging.get_rpc_server(
         transport, target, endpoints,
-        serializer=RequestContextSerializer(conf))
+        serializer=RequestContextSerializer(conf),
+        access_policy=SchemaAccessPolicy)
 
 
 class ServiceAPI:
@@ -145,6 +239,7 @@ class ServiceAPI:
         self.topic = conf[self.SERVICE].topic
         self.client = get_client(conf, transport, self.topic, self.VERSION,
                                  version_cap=version_cap)
+        self._broker_seen = False
 
     def can_send_version(self, version: str) -> bool:
         return self.client.can_send_version(version)
@@ -185,6 +280,14 @@ class ServiceAPI:
         exceptions pass through unchanged (same class, same ``code`` and
         ``detail``, see ALLOWED_EXMODS).
         """
+        # what cannot travel (too deep for the JSON encoder, which
+        # overflows at about 450 levels; not valid Unicode) is refused
+        # before sending, as the endpoint's schema would refuse it
+        schema_validate.check_arguments(kwargs)
+        if not self._broker_seen:
+            wait_for_broker(self._conf,
+                            timeout or self._conf.rpc_response_timeout)
+            self._broker_seen = True
         cctxt = self.client.prepare(timeout=timeout,
                                     version=version or self.VERSION)
         try:
@@ -233,8 +336,9 @@ class Endpoint:
 
     Subclasses set ``SERVICE`` (also the name of the configuration group
     holding the service's ``topic``) and their own ``target`` (the
-    version they implement). Every public method is callable over RPC
-    (oslo.messaging's default access policy); keep helpers private.
+    version they implement). Only methods decorated with
+    :func:`placement_ext.validation.schema` are callable over RPC
+    (:class:`SchemaAccessPolicy`); every other attribute is refused.
 
     :param conf: the service's configuration.
     :param host: the host name the service answers as.
@@ -251,7 +355,7 @@ class Endpoint:
         self.host = host
         self.database = database
 
-    @oslo_messaging.expected_exceptions(exception.InvalidInput)
+    @expected_exceptions(exception.InvalidInput)
     @validation.schema(PING_V1_0)
     def ping(self, context: pe_context.RequestContext) -> dict:
         """Say who answered, and echo the caller's request id."""
@@ -261,7 +365,7 @@ class Endpoint:
                 'version': self.target.version,
                 'request_id': context.request_id}
 
-    @oslo_messaging.expected_exceptions(exception.InvalidInput)
+    @expected_exceptions(exception.InvalidInput)
     @validation.schema(ECHO_V1_0)
     def echo(self, context: pe_context.RequestContext, text: str,
              repeat: int = 1) -> dict:

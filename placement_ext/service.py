@@ -7,6 +7,7 @@ run a service in its own process (``placement-ext-conductor``) and
 inside another program (:mod:`placement_ext.embedded`).
 """
 
+import os
 import re
 import signal
 import sys
@@ -23,6 +24,7 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
+from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration as db_migration
 
@@ -234,7 +236,35 @@ def load_config(args: list[str], prog: str | None = None,
         raise _invalid_value(conf, exc)
     except cfg.Error as exc:
         raise exception.InvalidInput(field='configuration', reason=str(exc))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable_config(args, default_config_files, exc)
     return conf
+
+
+def unreadable_config(args: list[str],
+                      default_config_files: list[str] | None,
+                      exc: Exception) -> exception.InvalidInput:
+    """Name the configuration file oslo.config could not read.
+
+    oslo.config lets a directory given as ``--config-file`` (OSError) or a
+    file that is not UTF-8 (UnicodeDecodeError, with no file name) escape
+    as they are.
+    """
+    pairs = zip(args, args[1:], strict=False)
+    candidates = [value for flag, value in pairs
+                  if flag == '--config-file']
+    candidates += [arg.split('=', 1)[1] for arg in args
+                   if arg.startswith('--config-file=')]
+    for path in candidates + list(default_config_files or ()):
+        try:
+            with open(path, encoding='utf-8') as stream:
+                stream.read()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) else \
+                f'not UTF-8 text ({error.reason} at byte {error.start})'
+            return exception.InvalidInput(field='--config-file',
+                                          reason=f'{path}: {reason}')
+    return exception.InvalidInput(field='configuration', reason=str(exc))
 
 
 # oslo.config's text for a value its type refuses
@@ -279,6 +309,11 @@ def run_service(prog: str, factory: ServiceFactory,
     """
     try:
         conf = load_config(sys.argv[1:] if argv is None else argv, prog)
+        if conf.log_file:
+            # oslo.log would create it world-readable (umask 022); a
+            # missing directory is oslo.log's error to report
+            paths.private_file(os.path.join(conf.log_dir or '',
+                                            conf.log_file), make_dirs=False)
         logging.setup(conf, 'placement_ext', version=version())
         transport = rpc.get_transport(conf)
     except exception.InvalidInput as exc:
@@ -294,6 +329,8 @@ def run_service(prog: str, factory: ServiceFactory,
                     'service; set transport_url to a message broker',
                     conf.transport_url)
     try:
+        # bounded: oslo.messaging would retry an unreachable broker for ever
+        rpc.wait_for_broker(conf, conf.broker_wait_timeout)
         services = launch(conf, transport, [factory], conf.host)
     except Exception as exc:
         # typically the broker refusing us (credentials, vhost): one line

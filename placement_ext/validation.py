@@ -39,12 +39,27 @@ def schema(args_schema: dict) -> Callable:
 
         @functools.wraps(func)
         def wrapper(self: object, context: object, **kwargs: object) -> object:
-            schema_validate.validate(args_schema, kwargs, 'arguments')
+            schema_validate.check_arguments(kwargs)
+            schema_validate.validate(args_schema, kwargs, 'arguments',
+                                     check=False)
             return func(self, context, **kwargs)
 
+        wrapper.rpc_arguments_schema = args_schema
         return wrapper
 
     return decorator
+
+
+def is_rpc_method(attribute: object) -> bool:
+    """True for an endpoint method that declares its argument schema.
+
+    That declaration is what makes a method part of a service's RPC API
+    (see :class:`placement_ext.rpc.SchemaAccessPolicy`): attributes,
+    helpers and periodic tasks have none, so they cannot be called over
+    the bus.
+    """
+    return callable(attribute) and \
+        getattr(attribute, 'rpc_arguments_schema', None) is not None
 
 
 def _check_schema(args_schema: dict) -> None:

@@ -54,7 +54,8 @@ LIST_OPERATIONS_V1_1 = {
         'type': 'array', 'items': {'enum': list(models.OPERATION_STATES)}}},
     'additionalProperties': False,
 }
-_CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict)
+_CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
+             exception.ServiceUnavailable, exception.ServiceError)
 
 
 class ConductorManager(rpc.Endpoint):
@@ -71,12 +72,14 @@ class ConductorManager(rpc.Endpoint):
         self._driving: set[str] = set()
         self._resumed_own = False
 
-    @oslo_messaging.expected_exceptions(*_CONTRACT)
+    @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
     def create_operation(self, context: pe_context.RequestContext,
                          request: dict) -> dict:
         stack_request.validate(
             request, self.conf.v2_vnfm.placement_regrant_before_move)
+        if request['operation'] != 'INSTANTIATE':
+            self._get_runner().check_stack_exists(request)
         op = op_obj.create(
             self.database, vnf_instance_id=request['vnf_instance_id'],
             operation=request['operation'], params=request,
@@ -86,13 +89,13 @@ class ConductorManager(rpc.Endpoint):
                   'vnf': op.vnf_instance_id})
         return op.to_dict()
 
-    @oslo_messaging.expected_exceptions(*_CONTRACT)
+    @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def run_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
         return self._drive(operation_id).to_dict()
 
-    @oslo_messaging.expected_exceptions(*_CONTRACT)
+    @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def retry_operation(self, context: pe_context.RequestContext,
                         operation_id: str) -> dict:
@@ -109,13 +112,13 @@ class ConductorManager(rpc.Endpoint):
         return op_obj.set_state(self.database, op,
                                 models.STATE_PROCESSING).to_dict()
 
-    @oslo_messaging.expected_exceptions(*_CONTRACT)
+    @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def get_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
         return op_obj.get(self.database, operation_id).to_dict()
 
-    @oslo_messaging.expected_exceptions(*_CONTRACT)
+    @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(LIST_OPERATIONS_V1_1)
     def list_operations(self, context: pe_context.RequestContext,
                         states: list | None = None) -> list:
@@ -125,9 +128,13 @@ class ConductorManager(rpc.Endpoint):
     def heartbeat(self, context: pe_context.RequestContext) -> None:
         """Renew this conductor's claim on the operations it drives.
 
-        A periodic task, not an RPC method of the API.
+        A periodic task, not an RPC method of the API. Only operations a
+        thread of this conductor drives right now are renewed: one whose
+        thread ended without giving it up goes stale and is adopted.
         """
-        op_obj.heartbeat(self.database, self.host)
+        with self._runner_lock:
+            driving = list(self._driving)
+        op_obj.heartbeat(self.database, self.host, driving)
 
     def adopt_operations(self, context: pe_context.RequestContext) -> None:
         """Drive the operations that no live conductor drives.
@@ -189,8 +196,10 @@ class ConductorManager(rpc.Endpoint):
                 # step first; the generation check kept ours out
                 op_obj.release(self.database, operation_id, self.host)
                 raise
-            # kept on an unexpected error (the raise skips this): still
-            # heart-beating, it is resumed when this conductor restarts
+            # an unexpected error ends the operation FAILED_TEMP in the
+            # runner; if even that could not be written (the database
+            # failed), the raise skips this and the heartbeat stops, so
+            # the operation goes stale and is adopted once it can be
             op_obj.release(self.database, operation_id, self.host)
             return op_obj.get(self.database, op.id)
         finally:

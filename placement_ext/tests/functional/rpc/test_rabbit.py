@@ -204,3 +204,15 @@ class TestInProcessServices(RabbitTestCase):
             self.assertEqual('rabbit-test-host',
                              api.ping(self.context, timeout=WAIT)['host'])
             self.assert_bad_calls_refused_then_served(api)
+            self.assert_only_api_methods_callable(api)
+
+    def assert_only_api_methods_callable(self, api):
+        # over a real broker, as a hostile client would: attributes and
+        # periodic tasks of the endpoint are not part of the API
+        for name in ('conf', 'heartbeat', 'adopt_operations', 'host',
+                     'target', 'database', 'SERVICE', '_process_events'):
+            exc = self.assertRaises(exception.ServiceError, api._call,
+                                    self.context, name, timeout=WAIT)
+            self.assertIn('NoSuchMethod', exc.detail)
+        self.assertEqual(api.SERVICE,
+                         api.ping(self.context, timeout=WAIT)['service'])

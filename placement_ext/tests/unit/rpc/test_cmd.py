@@ -2,6 +2,7 @@
 
 import io
 import os
+import socket
 import sys
 
 import fixtures
@@ -45,6 +46,20 @@ class TestBadConfiguration(testtools.TestCase):
                 f'not a valid regular expression'), lines[0])
             self.assertIn(path, lines[0])
 
+    def test_pattern_matching_every_text_is_refused(self):
+        # empty made every Heat failure a capacity failure
+        for value in ('', '.*', 'x?'):
+            self.stderr.seek(0)
+            self.stderr.truncate()
+            path = self._config(
+                f'[v2_vnfm]\nplacement_az_resource_error = {value}\n')
+
+            self.assertEqual(1, conductor_cmd.main(['--config-file', path]))
+
+            self.assertIn('Invalid [v2_vnfm] placement_az_resource_error: ',
+                          self.stderr.getvalue())
+            self.assertIn('matches every text', self.stderr.getvalue())
+
     def test_bad_integer_names_its_group(self):
         path = self._config('[manager]\nevent_interval = soon\n')
 
@@ -62,6 +77,23 @@ class TestBadConfiguration(testtools.TestCase):
             'placement-ext-conductor: Invalid configuration: Failed to find '
             f'some config files: {missing}\n', self.stderr.getvalue())
 
+    def test_unreadable_config_file_is_named_in_one_line(self):
+        latin1 = os.path.join(self.tmp, 'latin1.conf')
+        with open(latin1, 'wb') as f:
+            f.write(b'[DEFAULT]\nhost = caf\xe9\n')
+        for path, reason in ((latin1, 'not UTF-8 text'),
+                             (self.tmp, 'Is a directory')):
+            self.stderr.seek(0)
+            self.stderr.truncate()
+
+            self.assertEqual(1, conductor_cmd.main(['--config-file', path]))
+
+            self.assertEqual(
+                f'placement-ext-conductor: Invalid --config-file: {path}: ',
+                self.stderr.getvalue()[:len(path) + 50])
+            self.assertIn(reason, self.stderr.getvalue())
+            self.assertEqual(1, len(self.stderr.getvalue().splitlines()))
+
     def test_unknown_transport(self):
         path = self._config('transport_url = carrier-pigeon://loft\n')
 
@@ -70,6 +102,32 @@ class TestBadConfiguration(testtools.TestCase):
         self.assertIn('placement-ext-conductor: Invalid transport_url: ',
                       self.stderr.getvalue())
         self.assertNotIn('Traceback', self.stderr.getvalue())
+
+    def test_unreachable_broker_gives_up_after_the_bounded_wait(self):
+        # was: oslo.messaging's reconnect loop, for ever
+        port = _closed_port()
+        path = self._config(
+            f'transport_url = rabbit://guest:guest@127.0.0.1:{port}/\n'
+            f'broker_wait_timeout = 1\n')
+        log_file = os.path.join(self.tmp, 'conductor.log')
+
+        self.assertEqual(1, conductor_cmd.main(['--config-file', path,
+                                                '--log-file', log_file]))
+
+        self.assertEqual(
+            'placement-ext-conductor: could not start: message broker is '
+            f'unavailable: 127.0.0.1:{port} did not accept a connection '
+            'within 1 s ([Errno 111] Connection refused)\n',
+            self.stderr.getvalue())
+
+    def test_log_file_is_created_private(self):
+        # the log holds request ids and operation parameters
+        path = self._config('transport_url = rabbit://guest:guest@'
+                            f'127.0.0.1:{_closed_port()}/\n'
+                            'broker_wait_timeout = 0\n')
+        log_file = os.path.join(self.tmp, 'private.log')
+        conductor_cmd.main(['--config-file', path, '--log-file', log_file])
+        self.assertEqual(0o600, os.stat(log_file).st_mode & 0o777)
 
     def test_log_file_that_cannot_be_opened(self):
         path = self._config()
@@ -80,3 +138,10 @@ class TestBadConfiguration(testtools.TestCase):
 
         self.assertIn('placement-ext-manager: cannot open the log file: ',
                       self.stderr.getvalue())
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]

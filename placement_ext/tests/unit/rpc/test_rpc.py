@@ -2,12 +2,15 @@
 
 import functools
 import logging
+import socket
 import sys
+import time
 
 import fixtures
 import oslo_messaging
 from oslo_log import formatters
 from oslo_messaging._drivers import common as driver_common
+from sqlalchemy import exc as sa_exc
 
 from placement_ext import exception
 from placement_ext import rpc
@@ -89,6 +92,61 @@ class TestRoundTrip(base.TestCase):
             self.assertIn(name, exc.detail)
             self.assertIn('NoSuchMethod', exc.detail)
 
+    def test_only_api_methods_are_callable(self):
+        # every non-API attribute of the endpoints, data and methods:
+        # calling ``conf`` used to re-parse and wipe the configuration
+        not_api = ('conf', 'host', 'database', 'target', 'SERVICE',
+                   'heartbeat', 'adopt_operations', 'zone_source',
+                   '_drive', '_workflows', '_process_events', '__init__',
+                   '__class__', '__repr__', '__getattribute__')
+        state_path = self.conf.state_path
+        for name, api in self._apis():
+            for method in not_api:
+                exc = self.assertRaises(exception.ServiceError, api._call,
+                                        self.context, method)
+                self.assertIn('NoSuchMethod', exc.detail, (name, method))
+            # the configuration is intact: the service still answers
+            # with its settings
+            self.assertEqual('test-host', api.ping(self.context)['host'])
+        self.assertEqual(state_path, self.conf.state_path)
+
+    def test_policy_allows_exactly_the_schema_methods(self):
+        from placement_ext.conductor import manager as conductor_manager
+        from placement_ext.manager import manager as manager_manager
+        policy = rpc.SchemaAccessPolicy()
+        expected = {
+            conductor_manager.ConductorManager: {
+                'ping', 'echo', 'create_operation', 'run_operation',
+                'retry_operation', 'get_operation', 'list_operations'},
+            manager_manager.ReservationManager: {
+                'ping', 'echo', 'create_host', 'get_host', 'list_hosts',
+                'delete_host', 'create_lease', 'get_lease', 'list_leases',
+                'delete_lease', 'reconcile'},
+        }
+        for endpoint_class, api in expected.items():
+            endpoint = endpoint_class.__new__(endpoint_class)
+            allowed = {name for name in dir(endpoint_class)
+                       if policy.is_allowed(endpoint, name)}
+            self.assertEqual(api, allowed)
+
+    def test_database_failure_is_a_short_service_error(self):
+        # the statement and its parameters (the request) stay in the log
+        def failing(*args, **kwargs):
+            raise sa_exc.OperationalError(
+                "SELECT * FROM operations WHERE id = 'secret-payload'", {},
+                Exception('server has gone away'))
+        self.useFixture(fixtures.MonkeyPatch(
+            'placement_ext.objects.operation.get', failing))
+        api = conductor_rpcapi.ConductorAPI(self.conf, self.transport)
+        exc = self.assertRaises(
+            exception.ServiceError, api.get_operation, self.context,
+            '8b7c1f2e-2f1a-4c9e-9d3b-0a1b2c3d4e5f')
+        self.assertEqual(
+            'database failed: OperationalError (request '
+            f'{self.context.request_id}; the service log has the details)',
+            exc.detail)
+        self.assertNotIn('secret-payload', exc.detail)
+
     def test_servers_use_the_threading_executor(self):
         server = rpc.get_server(self.conf, self.transport, 'executor-check',
                                 [], 'test-host')
@@ -133,6 +191,47 @@ class TestClient(base.TestCase):
         self.conf.set_override('transport_url',
                                'rabbit://guest:guest@localhost:5672/')
         self.assertFalse(rpc.is_in_process(self.conf))
+
+
+class TestWaitForBroker(base.TestCase):
+
+    def _url(self, port):
+        self.conf.set_override('transport_url',
+                               f'rabbit://guest:guest@127.0.0.1:{port}/')
+
+    def test_unreachable_broker_is_unavailable_after_the_timeout(self):
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+        self._url(port)
+        began = time.monotonic()
+        exc = self.assertRaises(exception.ServiceUnavailable,
+                                rpc.wait_for_broker, self.conf, 1.5)
+        self.assertLess(time.monotonic() - began, 5)
+        self.assertIn(f'127.0.0.1:{port} did not accept a connection '
+                      f'within 1.5 s', exc.detail)
+
+    def test_listening_broker_passes(self):
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            sock.listen()
+            self._url(sock.getsockname()[1])
+            rpc.wait_for_broker(self.conf, 0)
+
+    def test_in_process_transport_has_no_broker(self):
+        rpc.wait_for_broker(self.conf, 0)   # fake://
+
+    def test_client_call_honours_its_timeout(self):
+        # was: oslo.messaging's reconnect loop, for ever, timeout or not
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            self._url(sock.getsockname()[1])
+        transport = rpc.get_transport(self.conf)
+        self.addCleanup(transport.cleanup)
+        api = conductor_rpcapi.ConductorAPI(self.conf, transport)
+        exc = self.assertRaises(exception.ServiceUnavailable, api.ping,
+                                self.context, timeout=1)
+        self.assertIn('message broker is unavailable', exc.detail)
 
 
 class TestRemoteErrors(base.TestCase):
