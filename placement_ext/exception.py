@@ -8,6 +8,18 @@ returned over RPC or stored on an operation.
 
 from placement_ext import errors
 
+# Longest text an error carries; longer ones keep their head and tail.
+MAX_TEXT = 1000
+
+
+def shorten(text: str, limit: int = MAX_TEXT) -> str:
+    """``text``, or its start and end around a note of what was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 3
+    omitted = len(text) - head - tail
+    return f'{text[:head]}...[{omitted} characters omitted]...{text[-tail:]}'
+
 
 class PlacementExtError(Exception):
     """Base of every placement_ext error."""
@@ -17,6 +29,10 @@ class PlacementExtError(Exception):
     title = 'Internal error'
 
     def __init__(self, message: str | None = None, **kwargs: object) -> None:
+        # a caller's value (a name, a document) can be megabytes: it must
+        # not be repeated whole in logs, on stderr or in an RPC reply
+        kwargs = {key: shorten(value) if isinstance(value, str) else value
+                  for key, value in kwargs.items()}
         self.kwargs = kwargs
         if message is None:
             try:
@@ -24,8 +40,8 @@ class PlacementExtError(Exception):
             except (KeyError, TypeError, ValueError):
                 # a wrong kwarg must not hide the original failure
                 message = f'{self.msg_fmt} ({kwargs!r})'
-        self.detail = message
-        super().__init__(message)
+        self.detail = shorten(message)
+        super().__init__(self.detail)
 
     def to_dict(self) -> dict:
         """Problem details as persisted on an operation and shown by CLI."""
@@ -41,9 +57,9 @@ class InvalidInput(PlacementExtError):
 
     def __init__(self, message: str | None = None, *, field: str = 'input',
                  reason: str = 'invalid value', **kwargs: object) -> None:
-        self.field = field
-        self.reason = reason
         super().__init__(message, field=field, reason=reason, **kwargs)
+        self.field = self.kwargs['field']
+        self.reason = self.kwargs['reason']
 
 
 class NotFound(PlacementExtError):
@@ -88,6 +104,15 @@ class ServiceError(PlacementExtError):
     msg_fmt = '%(service)s failed: %(reason)s'
     code = errors.SERVICE_ERROR
     title = 'Service error'
+
+
+class Forbidden(ServiceError):
+    """The service refused our account by policy (HTTP 403); callers
+    that have a fallback for non-admin accounts catch it."""
+
+    msg_fmt = '%(service)s refused the request: %(reason)s'
+    code = errors.SERVICE_FORBIDDEN
+    title = 'Forbidden by the service'
 
 
 class GrantRefused(PlacementExtError):

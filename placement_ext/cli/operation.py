@@ -8,6 +8,7 @@ import time
 from placement_ext import rpc
 from placement_ext.cli import common
 from placement_ext.cli import documents
+from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 
 POLL_SECONDS = 2.0
@@ -43,14 +44,36 @@ class Start(common.ShowOne):
                             help='Longest wait for the end (default 3600).')
         return parser
 
+    # exit statuses besides 0 (COMPLETED, or recorded with --no-wait)
+    EXIT_FAILED = 1        # FAILED_TEMP or FAILED: see its error
+    EXIT_STILL_RUNNING = 3  # --timeout expired; the operation goes on
+
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         clients = self.app.clients
         request = documents.load_json(parsed_args.request, '--request')
         op = clients.conductor.start_operation(clients.context, request)
         wait = not parsed_args.no_wait or rpc.is_in_process(clients.conf)
+        self._ended_state = None
         if wait:
             op = wait_for_end(clients, op['id'], parsed_args.timeout)
+            self._ended_state = op['state']
         return documents.as_columns(_with_summary(op))
+
+    def run(self, parsed_args: argparse.Namespace) -> int:
+        """The operation is shown in every case; the status says how it
+        ended, so scripts need not parse the output."""
+        status = super().run(parsed_args)
+        state = getattr(self, '_ended_state', None)
+        if status or state is None or state == models.STATE_COMPLETED:
+            return status
+        if state in op_obj.RUNNABLE_STATES:
+            self.app.stderr.write(
+                f'operation still {state} after --timeout '
+                f'{parsed_args.timeout:g} s; follow it with "operation '
+                f'show"\n')
+            return self.EXIT_STILL_RUNNING
+        self.app.stderr.write(f'operation ended {state}\n')
+        return self.EXIT_FAILED
 
 
 def wait_for_end(clients: common.ClientManager, operation_id: str,

@@ -84,6 +84,19 @@ class LifecycleRunner:
         self._clock = clock
         self._nfvo = nfvo
 
+    def check_stack_exists(self, request: dict) -> None:
+        """Refuse a HEAL or SCALE of a stack Heat does not have: it has
+        nothing to change, and the request no template to create from.
+
+        :raises InvalidInput: naming ``stack_name``.
+        :raises ServiceUnavailable: Heat (or Keystone) cannot be reached.
+        """
+        if self._heat.find_stack(request['stack_name']) is None:
+            raise exception.InvalidInput(
+                field='stack_name',
+                reason=f'Heat has no stack {request["stack_name"]!r}; '
+                       f'{request["operation"]} changes an existing stack')
+
     def run(self, operation_id: str) -> op_obj.Operation:
         op = op_obj.get(self._db, operation_id)
         if op.state not in op_obj.RUNNABLE_STATES:
@@ -100,12 +113,24 @@ class LifecycleRunner:
                      'writer that changed it', op.id)
             return op_obj.get(self._db, op.id)
         except exception.PlacementExtError as exc:
-            op = op_obj.get(self._db, op.id)
-            if op.in_flight:
-                op = op_obj.finish_attempt(
-                    self._db, op, outcome=models.OUTCOME_ERROR,
-                    duration_s=0.0, error_text=exc.detail)
-            return self._fail(op, models.STATE_FAILED_TEMP, exc)
+            return self._fail_retryable(op.id, exc)
+        except Exception as exc:
+            # a bug or an unmapped library error: the operation must still
+            # end, retryable, with the cause on its record
+            LOG.exception('Operation %s stopped by an unexpected error',
+                          op.id)
+            return self._fail_retryable(op.id, exception.PlacementExtError(
+                message=f'unexpected error: {type(exc).__name__}: {exc}'))
+
+    def _fail_retryable(self, operation_id: str,
+                        exc: exception.PlacementExtError
+                        ) -> op_obj.Operation:
+        op = op_obj.get(self._db, operation_id)
+        if op.in_flight:
+            op = op_obj.finish_attempt(
+                self._db, op, outcome=models.OUTCOME_ERROR,
+                duration_s=0.0, error_text=exc.detail)
+        return self._fail(op, models.STATE_FAILED_TEMP, exc)
 
     def _loop(self, op: op_obj.Operation, started: float
               ) -> op_obj.Operation:
@@ -164,6 +189,11 @@ class LifecycleRunner:
         timeout = self._attempt_timeout(started)
         rollback_off = not self._settings.rollback
         if stack is None:
+            if params['operation'] != 'INSTANTIATE':
+                # deleted since the request was accepted: nothing to heal
+                # or scale, and no template to create it from
+                raise exception.NotFound(kind='stack',
+                                         id=params['stack_name'])
             stack_id = heat.create_stack(
                 params['stack_name'], params['template'], parameters,
                 files=params.get('files'), timeout_mins=timeout,

@@ -15,6 +15,7 @@ from keystoneauth1 import session as ks_session
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
 
@@ -51,8 +52,9 @@ class HeatDriver:
     def find_stack(self, name: str) -> dict | None:
         """The stack called ``name``, or None (a resumed create reuses it)."""
         try:
-            return self._client.stacks.get(name).to_dict()
-        except heat_exc.HTTPNotFound:
+            return self._call('show stack', self._client.stacks.get,
+                              name).to_dict()
+        except exception.NotFound:
             return None
 
     def create_stack(self, name: str, template: dict, parameters: dict,
@@ -91,8 +93,8 @@ class HeatDriver:
 
     def delete_stack(self, stack_id: str) -> None:
         try:
-            self._client.stacks.delete(stack_id)
-        except heat_exc.HTTPNotFound:
+            self._call('delete stack', self._client.stacks.delete, stack_id)
+        except exception.NotFound:
             return
 
     def get_stack(self, stack_id: str) -> dict:
@@ -179,9 +181,13 @@ class HeatDriver:
                                              reason=f'show stack: {exc}')
             LOG.warning('Heat could not show stack %(id)s yet: %(exc)s',
                         {'id': stack_id, 'exc': exc})
-        except ks_exc.ConnectFailure as exc:
+        except (ks_exc.ConnectionError, ks_exc.DiscoveryFailure) as exc:
+            # refused, timed out (a hung heat-api), or no token yet
             LOG.warning('Heat unreachable while waiting for stack %(id)s: '
                         '%(exc)s', {'id': stack_id, 'exc': exc})
+        except ks_exc.ClientException as exc:
+            raise exception.ServiceError(service='Heat',
+                                         reason=f'show stack: {exc}')
         return None
 
     @staticmethod
@@ -201,7 +207,8 @@ class HeatDriver:
     def _call(what: str, func: Callable, *args: object,
               **kwargs: object) -> object:
         try:
-            return func(*args, **kwargs)
+            with keystone.transport_errors('Heat', what):
+                return func(*args, **kwargs)
         except heat_exc.HTTPNotFound as exc:
             raise exception.NotFound(kind='stack', id=str(args[:1] or ''),
                                      message=f'Heat: {what}: {exc}')

@@ -53,14 +53,19 @@ def adapter_kwargs(conf: cfg.ConfigOpts, group: str) -> dict:
 def transport_errors(service: str, call: str) -> Iterator[None]:
     """keystoneauth1's failures to reach ``service`` as our errors.
 
-    An unreachable service is ServiceUnavailable; any other failure of the
-    request itself (SSL, auth plugin, ...) a ServiceError naming ``call``.
-    HTTP error statuses are the caller's (``raise_exc=False``).
+    An unreachable service, or an identity service that cannot be
+    discovered, is ServiceUnavailable; any other failure of the request
+    itself (SSL, rejected credentials, auth plugin, ...) a ServiceError;
+    both name ``call``. HTTP error statuses are the caller's
+    (``raise_exc=False``), or the python-*client's own exceptions.
     """
     try:
         yield
-    except ks_exc.ConnectionError as exc:
-        raise exception.ServiceUnavailable(service=service, reason=str(exc))
+    except (ks_exc.ConnectionError, ks_exc.DiscoveryFailure) as exc:
+        # DiscoveryFailure: the identity service (auth_url) did not
+        # answer with its versions, so no token could be had
+        raise exception.ServiceUnavailable(service=service,
+                                           reason=f'{call}: {exc}')
     except ks_exc.ClientException as exc:
         raise exception.ServiceError(service=service,
                                      reason=f'{call}: {exc}')

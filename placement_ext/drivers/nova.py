@@ -19,6 +19,7 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.decision import host_names
+from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
 
@@ -77,8 +78,10 @@ class NovaDriver:
         hosts unknown) and ``note`` says so.
         """
         try:
-            detail = self._client.availability_zones.list(detailed=True)
-        except nova_exc.Forbidden:
+            detail = self._call('list availability zones',
+                                self._client.availability_zones.list,
+                                detailed=True)
+        except exception.Forbidden:
             return self._zones_without_detail()
         hosts = {}
         for zone in detail:
@@ -95,7 +98,9 @@ class NovaDriver:
     def _zones_without_detail(self) -> ZoneListing:
         zones = sorted(
             zone.zoneName
-            for zone in self._client.availability_zones.list(detailed=False)
+            for zone in self._call('list availability zones',
+                                   self._client.availability_zones.list,
+                                   detailed=False)
             if zone.zoneState.get('available')
             and zone.zoneName != INTERNAL_ZONE)
         note = ('os-availability-zone/detail is forbidden for this account '
@@ -112,8 +117,9 @@ class NovaDriver:
         returns {} (and logs why) for other accounts.
         """
         try:
-            aggregates = self._client.aggregates.list()
-        except nova_exc.Forbidden:
+            aggregates = self._call('list aggregates',
+                                    self._client.aggregates.list)
+        except exception.Forbidden:
             LOG.warning('Listing host aggregates is forbidden for this '
                         'account; zone capacity cannot be read from '
                         'Placement')
@@ -343,10 +349,14 @@ class NovaDriver:
     def _call(self, what: str, func: Callable, *args: object,
               **kwargs: object) -> object:
         try:
-            return func(*args, **kwargs)
+            with keystone.transport_errors('Nova', what):
+                return func(*args, **kwargs)
         except nova_exc.NotFound as exc:
             raise exception.NotFound(message=f'Nova: {what}: {exc}',
                                      kind='nova resource', id=str(args[:1]))
+        except nova_exc.Forbidden as exc:
+            raise exception.Forbidden(service='Nova',
+                                      reason=f'{what}: {exc}')
         except nova_exc.ClientException as exc:
             raise exception.ServiceError(service='Nova',
                                          reason=f'{what}: {exc}')

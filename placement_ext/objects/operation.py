@@ -15,6 +15,7 @@ is stale, instead of them waiting for the same host to come back.
 
 import dataclasses
 import datetime
+from collections.abc import Iterable
 
 import sqlalchemy as sa
 from oslo_utils import uuidutils
@@ -192,11 +193,23 @@ def claim(database: db_api.Database, operation_id: str, host: str,
         return session.execute(stmt).rowcount == 1
 
 
-def heartbeat(database: db_api.Database, host: str) -> int:
-    """Renew ``host``'s claim on the runnable operations it owns."""
+def heartbeat(database: db_api.Database, host: str,
+              operation_ids: Iterable[str] | None = None) -> int:
+    """Renew ``host``'s claim on the runnable operations it owns.
+
+    ``operation_ids``: only these (the ones a live thread of the host
+    drives); an operation whose driving thread is gone must go stale, so
+    that it is adopted rather than held forever.
+    """
     table = models.Operation
+    where = [table.owner == host, table.state.in_(RUNNABLE_STATES)]
+    if operation_ids is not None:
+        ids = list(operation_ids)
+        if not ids:
+            return 0
+        where.append(table.id.in_(ids))
     stmt = (sa.update(table)
-            .where(table.owner == host, table.state.in_(RUNNABLE_STATES))
+            .where(*where)
             .values(heartbeat_at=models.utcnow())
             .execution_options(synchronize_session=False))
     with database.writer() as session:

@@ -5,6 +5,7 @@ import re
 import testtools
 
 from placement_ext import errors
+from placement_ext import exception
 from placement_ext.conductor import lifecycle
 from placement_ext.conf import v2_vnfm
 from placement_ext.db import models
@@ -135,6 +136,41 @@ class TestLifecycleRunner(testtools.TestCase):
         marks = [c for c in self.heat.calls if c[0] == 'mark_unhealthy']
         self.assertEqual([('mark_unhealthy', 'VDU1-1')], marks)
         self.assertEqual(stack_id, self.heat.find_stack('vnf-1')['id'])
+
+    def test_heal_of_a_vanished_stack_ends_failed_temp(self):
+        # accepted while the stack existed, deleted before the run: the
+        # request has no template to create it from (was KeyError)
+        body = request(operation='HEAL', targets=['VDU1-0'])
+        del body['template']
+        op = self._run_on(fakes.FakeHeat({'AZ-1': 1}), body)
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(errors.NOT_FOUND, op.error['code'])
+        self.assertIn('vnf-1', op.error['detail'])
+
+    def test_unexpected_error_ends_failed_temp_with_its_cause(self):
+        heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+
+        def broken(*args, **kwargs):
+            raise KeyError('stack_status')
+        heat.wait = broken
+        op = self._run_on(heat, request())
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(errors.INTERNAL, op.error['code'])
+        self.assertEqual("unexpected error: KeyError: 'stack_status'",
+                         op.error['detail'])
+        # the attempt in flight is closed, so a retry starts cleanly
+        self.assertIsNone(op.in_flight)
+        self.assertEqual([models.OUTCOME_ERROR],
+                         [a.outcome for a in op.attempts])
+
+    def test_check_stack_exists_refuses_an_unknown_stack(self):
+        runner = lifecycle.LifecycleRunner(
+            self.db, fakes.FakeHeat({}), None, lifecycle.Settings(
+                capacity_error=re.compile('x')))
+        exc = self.assertRaises(exception.InvalidInput,
+                                runner.check_stack_exists,
+                                request(operation='SCALE'))
+        self.assertEqual('stack_name', exc.field)
 
     def _run_on(self, heat, body):
         zones = fakes.FakeZones(ZONES, heat)

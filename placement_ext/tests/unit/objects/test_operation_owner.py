@@ -74,6 +74,14 @@ class TestOwnership(db_tests.DbTestCase):
         op_obj.set_state(self.db, self.op, models.STATE_COMPLETED)
         self.assertEqual(0, op_obj.heartbeat(self.db, 'a'))
 
+    def test_heartbeat_renews_only_the_operations_named(self):
+        # an operation whose driving thread died is not named: it goes
+        # stale and is adopted, instead of being held forever
+        op_obj.claim(self.db, self.op.id, 'a', self.stale_before)
+        self.assertEqual(0, op_obj.heartbeat(self.db, 'a', []))
+        self.assertEqual(0, op_obj.heartbeat(self.db, 'a', ['other']))
+        self.assertEqual(1, op_obj.heartbeat(self.db, 'a', [self.op.id]))
+
     def test_release_frees_it_for_anyone(self):
         op_obj.claim(self.db, self.op.id, 'a', self.stale_before)
         op_obj.release(self.db, self.op.id, 'b')   # not b's to release
