@@ -23,6 +23,8 @@ from oslo_db import exception as db_exc
 from oslo_log import log as logging
 
 from placement_ext import conf as pe_conf
+from placement_ext import exception
+from placement_ext import service
 from placement_ext.db import migration
 
 LOG = logging.getLogger(__name__)
@@ -110,6 +112,8 @@ def _run(conf: cfg.ConfigOpts) -> int:
     action: Callable[[], int] = getattr(commands, conf.command.action)
     try:
         return action()
+    except exception.PlacementExtError as exc:
+        return _error(exc.detail)
     except alembic_util.CommandError as exc:
         return _error(f'{exc}. Run "{PROG} db version" and check the '
                       f'revision.')
@@ -135,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         conf = _parse(argv)
     except cfg.Error as exc:
         return _error(str(exc))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _error(service.unreadable_config(argv, None, exc).detail)
     return _run(conf)
 
 

@@ -38,6 +38,12 @@ _NFVO_OPTS = [
 
 
 
+# Seconds one HTTP request to a service may take. keystoneauth's default
+# is none: a service that accepts the connection and never answers (hung,
+# SIGSTOPped, a black-holed route) would hold an operation for ever.
+HTTP_TIMEOUT = 60
+
+
 def _group(name: str) -> cfg.OptGroup:
     return cfg.OptGroup(
         name,
@@ -62,6 +68,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
         ks_loading.register_auth_conf_options(conf, name)
         ks_loading.register_adapter_conf_options(conf, name)
         conf.set_default('service_type', SERVICE_TYPES[name], group=name)
+        conf.set_default('timeout', HTTP_TIMEOUT, group=name)
     conf.register_opts(_NFVO_OPTS, group='nfvo')
 
 
@@ -71,7 +78,11 @@ def _ks_opts(service_type: str) -> list:
     for opt in adapter_opts:
         if opt.dest == 'service_type':
             opt.default = service_type
-    return (ks_loading.get_session_conf_options()
+    session_opts = ks_loading.get_session_conf_options()
+    for opt in session_opts:
+        if opt.dest == 'timeout':
+            opt.default = HTTP_TIMEOUT
+    return (session_opts
             + ks_loading.get_auth_common_conf_options()
             + ks_loading.get_auth_plugin_conf_options('password')
             + adapter_opts)

@@ -20,6 +20,14 @@ _default_opts = [
                sample_default='<the machine\'s host name>',
                help='Name of this service host: the RPC server name and '
                     'what operation records and logs show.'),
+    cfg.IntOpt('broker_wait_timeout', default=60, min=0,
+               help="""
+Seconds a service waits at start-up for the message broker of
+``transport_url`` to accept a connection before it gives up with one line
+naming the broker (oslo.messaging itself would retry for ever). Clients
+such as ``placement-ext`` wait at most their ``--timeout``, else
+``rpc_response_timeout``. 0 checks once.
+"""),
 ]
 
 _conductor_opts = [

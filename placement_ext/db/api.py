@@ -47,6 +47,7 @@ from collections.abc import Iterator
 
 import sqlalchemy as sa
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
 from sqlalchemy import event
 from sqlalchemy import orm
@@ -74,11 +75,14 @@ class Database:
         (``placement_ext.conf.register_opts``); ``[database]`` holds
         oslo.db's options. The engine is created (and the connection
         tested, with ``[database] max_retries``) at construction.
+    :param create: create a missing SQLite file (0600, its directory
+        0700); False for read-only uses, which refuse a missing file
+        (NotFound) rather than create one.
     """
 
-    def __init__(self, conf: cfg.ConfigOpts) -> None:
+    def __init__(self, conf: cfg.ConfigOpts, create: bool = True) -> None:
         self.conf = conf
-        self.engine = _create_engine(conf)
+        self.engine = _create_engine(conf, create)
         writer_options: dict = {_WRITER_OPTION: True}
         if self.engine.dialect.name in ('mysql', 'mariadb'):
             writer_options['isolation_level'] = 'READ COMMITTED'
@@ -127,28 +131,56 @@ class Database:
             session.close()
 
 
-def _create_engine(conf: cfg.ConfigOpts) -> sa.Engine:
+def _create_engine(conf: cfg.ConfigOpts, create: bool) -> sa.Engine:
     db = conf.database
     url = sa.make_url(db.connection)
     if url.get_backend_name() == 'sqlite':
-        _prepare_sqlite_path(conf, url)
-    engine = engines.create_engine(
-        db.connection, sqlite_fk=True, logging_name='placement_ext',
-        **{name: db[name] for name in _ENGINE_OPTIONS})
+        _prepare_sqlite_path(conf, url, create)
+    if url.get_backend_name() in ('mysql', 'mariadb') and \
+            'charset' not in url.query:
+        # the tables are utf8mb4; a connection in the driver's default
+        # (utf8mb3 or latin1) cannot carry 4-byte characters such as emoji
+        url = url.update_query_dict({'charset': 'utf8mb4'})
+    try:
+        engine = engines.create_engine(
+            url.render_as_string(hide_password=False), sqlite_fk=True,
+            logging_name='placement_ext',
+            **{name: db[name] for name in _ENGINE_OPTIONS})
+    except ImportError as exc:
+        raise exception.InvalidInput(
+            field='[database] connection',
+            reason=f'the {url.drivername} driver is not installed ({exc}); '
+                   f'install it, or use mysql+pymysql:// or '
+                   f'postgresql+psycopg2://')
+    except db_exc.DBConnectionError as exc:
+        # oslo.db tried max_retries times, retry_interval s apart: say
+        # so, since that wait is the operator's to tune
+        tries = 'retrying for ever' if db.max_retries < 0 else \
+            f'after {db.max_retries + 1} attempt(s) {db.retry_interval} s ' \
+            f'apart'
+        raise exception.ServiceUnavailable(
+            service='database',
+            reason=f'{url.render_as_string(hide_password=True)} did not '
+                   f'answer, {tries} ([database] max_retries, '
+                   f'retry_interval): {exc.inner_exception or exc}')
     if engine.dialect.name == 'sqlite':
         event.listen(engine, 'begin', _sqlite_begin_immediate)
     return engine
 
 
-def _prepare_sqlite_path(conf: cfg.ConfigOpts, url: sa.URL) -> None:
-    """Create the directory of a file database (default: state_path)."""
+def _prepare_sqlite_path(conf: cfg.ConfigOpts, url: sa.URL,
+                         create: bool) -> None:
+    """Create a file database, private to our user (its directory too);
+    without ``create``, refuse one that does not exist (SQLite would
+    create it on connect)."""
     if not url.database or url.database == ':memory:':
         return
-    directory = os.path.dirname(os.path.abspath(url.database))
-    if directory == os.path.abspath(conf.state_path):
-        paths.state_path(conf)
-    else:
-        os.makedirs(directory, exist_ok=True)
+    if not create:
+        if not os.path.isfile(url.database):
+            raise exception.NotFound(kind='SQLite database',
+                                     id=url.database)
+        return
+    paths.private_file(url.database)
 
 
 def _sqlite_begin_immediate(conn: sa.Connection) -> None:

@@ -117,7 +117,7 @@ def version(conf: cfg.ConfigOpts, *,
             database: api.Database | None = None) -> str | None:
     """The current revision, or None if the schema was never created."""
     owned = database is None
-    database = database or api.Database(conf)
+    database = database or api.Database(conf, create=False)
     try:
         with database.engine.connect() as connection:
             context = alembic_migration.MigrationContext.configure(connection)

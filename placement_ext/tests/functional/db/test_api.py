@@ -5,6 +5,7 @@ the SQLite unit tests)."""
 import sqlalchemy as sa
 
 from placement_ext.tests.unit.db import test_api as unit
+from placement_ext.tests.unit.db import test_limits as limits
 from placement_ext.tests.unit.objects import test_operation_owner as owner
 
 
@@ -46,4 +47,18 @@ class TestOwnershipMySQL(owner.TestOwnership):
 
 
 class TestOwnershipPostgreSQL(owner.TestOwnership):
+    BACKEND = 'postgresql'
+
+
+class TestLimitsMySQL(limits.TestLimits):
+    BACKEND = 'mysql'
+
+    def test_connection_is_utf8mb4_without_a_charset_in_the_url(self):
+        self.assertNotIn('charset', self.database.url)
+        with self.db.reader() as session:
+            self.assertEqual('utf8mb4', session.scalar(
+                sa.text('SELECT @@character_set_client')))
+
+
+class TestLimitsPostgreSQL(limits.TestLimits):
     BACKEND = 'postgresql'

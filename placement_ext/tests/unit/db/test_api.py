@@ -5,6 +5,7 @@ tests on MariaDB and PostgreSQL by subclassing it with another BACKEND.
 """
 
 import os
+import socket
 import sqlite3
 import threading
 
@@ -339,3 +340,21 @@ class TestDefaultConnection(testtools.TestCase):
             session.execute(sa.text('CREATE TABLE t (x INTEGER)'))
         self.assertTrue(
             os.path.exists(os.path.join(state_path, 'placement_ext.sqlite')))
+
+
+class TestUnreachableServer(testtools.TestCase):
+
+    def test_error_names_the_retry_bound_and_hides_the_password(self):
+        conf = self.useFixture(config_fixture.Config(pe_conf.new_conf([])))
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+        conf.config(connection=f'mysql+pymysql://root:s3cret@127.0.0.1:'
+                               f'{port}/x', max_retries=1, retry_interval=0,
+                    group='database')
+        exc = self.assertRaises(exception.ServiceUnavailable, api.Database,
+                                conf.conf)
+        self.assertIn('after 2 attempt(s) 0 s apart ([database] '
+                      'max_retries, retry_interval)', exc.detail)
+        self.assertIn("Can't connect", exc.detail)
+        self.assertNotIn('s3cret', exc.detail)

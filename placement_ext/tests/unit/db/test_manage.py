@@ -107,3 +107,27 @@ class TestManageDb(testtools.TestCase):
         self.assertFailed(
             self.manage('db', 'version', config_file='/nonexistent.conf'),
             '/nonexistent.conf')
+
+    def test_version_of_a_mistyped_sqlite_path_creates_nothing(self):
+        missing_dir = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                   'typo')
+        config = self._write_config(f'sqlite:///{missing_dir}/db.sqlite')
+        self.assertFailed(self.manage('db', 'version', config_file=config),
+                          f'SQLite database {missing_dir}/db.sqlite could '
+                          f'not be found')
+        self.assertFalse(os.path.exists(missing_dir))
+
+    def test_driver_that_is_not_installed_names_the_option(self):
+        config = self._write_config('mysql+mysqldb://root@127.0.0.1/x')
+        self.assertFailed(self.manage('db', 'version', config_file=config),
+                          'Invalid [database] connection: the mysql+mysqldb '
+                          'driver is not installed')
+
+    def test_sync_creates_a_private_sqlite_file_and_directory(self):
+        directory = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                 'state')
+        path = os.path.join(directory, 'db.sqlite')
+        config = self._write_config(f'sqlite:///{path}')
+        self.assertEqual(0, self.manage('db', 'sync', config_file=config)[0])
+        self.assertEqual(0o600, os.stat(path).st_mode & 0o777)
+        self.assertEqual(0o700, os.stat(directory).st_mode & 0o777)
