@@ -224,16 +224,16 @@ def _grant(rng: random.Random, zones: Sequence[str], size: Mapping,
            constraints: Sequence) -> dict[str, str]:
     """Uniform zones, one per affinity group, away from anti-peers."""
     names = sorted(size)
-    relations = zc.Relations(constraints)
-    placement = dict.fromkeys(names, '')  # '' = not placed yet
+    # '' = not placed yet
+    relations = zc.Relations(constraints, dict.fromkeys(names, ''))
     for name in names:
-        if placement[name]:
+        if relations.placement[name]:
             continue
         group = relations.affinity_group(name, names)
         clear = [zone for zone in zones if not relations.effect_of_move(
-            group, zone, placement).anti_peers]
-        placement.update(dict.fromkeys(group, rng.choice(clear or zones)))
-    return placement
+            group, zone).anti_peers]
+        relations.move(group, rng.choice(clear or zones))
+    return relations.placement
 
 
 # The deploy/reselect loop.

@@ -16,6 +16,7 @@ import yaml
 from cliff import columns
 
 from placement_ext import exception
+from placement_ext.schemas import validate as schema_validate
 
 
 class JsonValue(columns.FormattableColumn):
@@ -54,6 +55,11 @@ def _load(path: str, option: str, decode: Callable[[str], object],
     except OSError as exc:
         raise exception.InvalidInput(
             field=option, reason=f'cannot read {path!r}: {exc.strerror}')
+    except RecursionError:
+        raise exception.InvalidInput(
+            field=option, reason=f'{path!r} is nested too deeply to read '
+                                 f'(at most {schema_validate.MAX_DEPTH} '
+                                 f'levels are accepted)')
     except (ValueError, yaml.YAMLError) as exc:
         # one line: YAML's messages span several
         detail = ' '.join(str(exc).split())

@@ -4,6 +4,7 @@ instance reservations (python-blazarclient's ``lease-*`` commands)."""
 import argparse
 import datetime
 
+from placement_ext import exception
 from placement_ext.cli import common
 from placement_ext.cli import documents
 from placement_ext.db import models
@@ -77,7 +78,13 @@ class Create(common.ShowOne):
 
 def _default_end(start: str) -> str:
     begin = schema.parse_date(start, '--start-date', models.utcnow())
-    return (begin + DEFAULT_DURATION).strftime(DATE_FORMAT)
+    try:
+        return (begin + DEFAULT_DURATION).strftime(DATE_FORMAT)
+    except OverflowError:
+        raise exception.InvalidInput(
+            field='--end-date',
+            reason=f'--start-date {start} leaves no room for the default '
+                   f'one-day lease before the year 10000; give --end-date')
 
 
 class Show(common.ShowOne):

@@ -44,6 +44,9 @@ SCALE = 'SCALE'
 HEAL = 'HEAL'
 OPERATIONS = (INSTANTIATE, SCALE, HEAL)
 PLACEMENT_RULES = (gc.AFFINITY_RULE, gc.ANTI_AFFINITY_RULE)
+# New VNFCs one GrantRequest may add (a count of 10**7 used to run for
+# ever): the GrantRequest schema's own bound, so the output is accepted.
+MAX_NEW_VNFCS = sol003.MAX_NEW_RESOURCES
 
 # vnfLcmOpOccIds derived from instance and operation, so a dry run repeats.
 _OP_OCC_NAMESPACE = uuid.UUID('505c6f53-5c6a-4da7-9bad-7370e99dee2b')
@@ -151,7 +154,8 @@ def build(vnfd: vnfd_mod.Vnfd, operation: str, vnf_instance_id: str, *,
         staying = [vnfc for vnfc in existing if vnfc not in healed]
     else:
         healed = []
-        new = _new_names(_checked_add(vnfd, operation, add), existing)
+        new = _new_names(_checked_add(vnfd, operation, add, existing),
+                         existing)
         staying = list(existing)
     add_resources = tuple(grant_request.ResourceDefinition(
         id=name, type=enums.COMPUTE, resource_template_id=vdu_id)
@@ -223,24 +227,47 @@ def _check_overrides(vnfd: vnfd_mod.Vnfd,
 
 
 def _checked_add(vnfd: vnfd_mod.Vnfd, operation: str,
-                 add: Mapping[str, int] | None) -> Mapping[str, int]:
+                 add: Mapping[str, int] | None,
+                 existing: Sequence[Vnfc]) -> Mapping[str, int]:
     if not add:
         if operation != INSTANTIATE:
             raise exception.InvalidInput(
                 field='add', reason=f'{operation} needs at least one VDU '
                                     'to add VNFCs to')
-        return vnfd.vdus  # the initial deltas
+        add = vnfd.vdus  # the initial deltas, checked by vnfd.parse
+        if sum(add.values()) > MAX_NEW_VNFCS:
+            raise exception.InvalidInput(
+                field='add', reason=f'the VNFD\'s initial deltas make '
+                                    f'{sum(add.values())} VNFCs; at most '
+                                    f'{MAX_NEW_VNFCS} per request')
+        return add
     for vdu_id, count in add.items():
         if vdu_id not in vnfd.vdus:
             raise exception.InvalidInput(field=f'add.{vdu_id}',
                                          reason=_not_a_vdu(vnfd, vdu_id))
         if isinstance(count, bool) or not isinstance(count, int) \
-                or count < 1:
+                or not 1 <= count <= MAX_NEW_VNFCS:
             raise exception.InvalidInput(
                 field=f'add.{vdu_id}',
-                reason=f'the count must be a whole number of at least 1, '
-                       f'not {count!r}')
+                reason=f'the count must be a whole number from 1 to '
+                       f'{MAX_NEW_VNFCS}, not {count!r}')
+        _check_max_instances(vnfd, vdu_id, count, existing)
+    if sum(add.values()) > MAX_NEW_VNFCS:
+        raise exception.InvalidInput(
+            field='add', reason=f'{sum(add.values())} new VNFCs in one '
+                                f'request; at most {MAX_NEW_VNFCS}')
     return add
+
+
+def _check_max_instances(vnfd: vnfd_mod.Vnfd, vdu_id: str, count: int,
+                         existing: Sequence[Vnfc]) -> None:
+    limit = vnfd.max_instances.get(vdu_id)
+    have = sum(1 for vnfc in existing if vnfc.vdu_id == vdu_id)
+    if limit is not None and have + count > limit:
+        raise exception.InvalidInput(
+            field=f'add.{vdu_id}',
+            reason=f'{have} existing + {count} new VNFCs exceed the VDU\'s '
+                   f'max_number_of_instances {limit}')
 
 
 def _new_names(add: Mapping[str, int],

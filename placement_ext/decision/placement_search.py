@@ -14,6 +14,7 @@ each search spends nodes from a shared :class:`Budget` and raises
 costs a known amount of work.
 """
 
+import collections
 import dataclasses
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -94,6 +95,12 @@ def room(free: Mapping[str, int], demand: Mapping[str, int]) -> int:
 class Search:
     """One search: items onto slots keeping ``rules``, avoiding ``soft``.
 
+    Iterative (an explicit stack of candidate lists), so the number of
+    items is not bounded by Python's recursion limit. Each rule keeps a
+    count of its placed members per scope instance, and each
+    anti-affinity rule the demands of its members still to place, so
+    checking a candidate slot costs O(rules of the item), not O(members).
+
     :param fixed: where allocated resources are (they use no capacity).
     """
 
@@ -106,35 +113,51 @@ class Search:
         self._location = dict(fixed)
         self._rules = list(rules)
         self._soft = list(soft)
-        self._rules_of = {item.id: [r for r in self._rules
-                                    if item.id in r.members]
-                          for item in items}
-        self._soft_of = {item.id: [r for r in self._soft
-                                   if item.id in r.members]
-                         for item in items}
+        self._rules_of = _rules_by_member(items, self._rules)
+        self._soft_of = _rules_by_member(items, self._soft)
         self._anti = [r for r in self._rules if not r.affinity]
+        # id(rule) -> scope instance -> placed members there
+        self._placed: dict[int, collections.Counter] = {
+            id(rule): collections.Counter(
+                self._location[m].key(rule.scope) for m in rule.members
+                if m in self._location)
+            for rule in self._rules + self._soft}
+        # id(anti rule) -> demand of a member still to place -> how many
+        demands = {item.id: _demand_key(item) for item in items}
+        self._pending: dict[int, collections.Counter] = {
+            id(rule): collections.Counter(
+                demands[m] for m in rule.members if m in demands)
+            for rule in self._anti}
 
     def run(self, budget: Budget) -> dict[str, Slot] | None:
         """A placement of every item, or None when there is none."""
         if any(clashes(rule, self._location) for rule in self._rules):
             return None  # allocated resources already break a rule
-        if self._place(0, budget):
+        if self._place_all(budget):
             return {item.id: self._location[item.id] for item in self._items}
         return None
 
-    def _place(self, position: int, budget: Budget) -> bool:
-        if position == len(self._items):
-            return True
-        budget.spend()
-        if not self._anti_still_possible(position):
-            return False
-        item = self._items[position]
-        for slot in self._candidates(item):
-            self._take(item, slot)
-            if self._place(position + 1, budget):
+    def _place_all(self, budget: Budget) -> bool:
+        """Depth-first with backtracking: ``stack[i]`` holds the slots
+        still to try for item ``i``; the last one tried is where it is."""
+        stack: list[list[Slot]] = []
+        while True:
+            position = len(stack)
+            if position == len(self._items):
                 return True
-            self._release(item, slot)
-        return False
+            budget.spend()
+            candidates = self._candidates(self._items[position]) \
+                if self._anti_still_possible(position) else []
+            candidates.reverse()        # pop() takes the best first
+            stack.append(candidates)
+            while stack and not stack[-1]:
+                stack.pop()             # this item has no slot left here
+                if not stack:
+                    return False
+                item = self._items[len(stack) - 1]
+                self._release(item, self._location[item.id])
+            item = self._items[len(stack) - 1]
+            self._take(item, stack[-1].pop())
 
     def _candidates(self, item: Item) -> list[Slot]:
         ranked = []
@@ -142,38 +165,40 @@ class Search:
             left = room(self._free[slot], item.demand)
             if left < 1 or not self._keeps_rules(item, slot):
                 continue
-            penalty = sum(self._added_clashes(rule, item, slot)
+            penalty = sum(self._added_clashes(rule, slot)
                           for rule in self._soft_of[item.id])
             ranked.append((penalty, -left, order, slot))
         ranked.sort(key=lambda entry: entry[:3])
         return [entry[3] for entry in ranked]
 
     def _keeps_rules(self, item: Item, slot: Slot) -> bool:
-        return not any(self._added_clashes(rule, item, slot)
+        return not any(self._added_clashes(rule, slot)
                        for rule in self._rules_of[item.id])
 
-    def _added_clashes(self, rule: Rule, item: Item, slot: Slot) -> int:
-        key = slot.key(rule.scope)
-        placed = [self._location[m].key(rule.scope) for m in rule.members
-                  if m != item.id and m in self._location]
+    def _added_clashes(self, rule: Rule, slot: Slot) -> int:
+        """Clashes with ``rule``'s placed members if one more (not yet
+        placed) member went to ``slot``."""
+        placed = self._placed[id(rule)]
+        here = placed[slot.key(rule.scope)]
         if rule.affinity:
-            return sum(1 for other in placed if other != key)
-        return sum(1 for other in placed if other == key)
+            return placed.total() - here
+        return here
 
     def _anti_still_possible(self, position: int) -> bool:
         """Each anti-affinity rule has enough unused scope instances with
         room for its members still to be placed."""
-        pending = {item.id: item for item in self._items[position:]}
         for rule in self._anti:
-            waiting = [pending[m] for m in rule.members if m in pending]
+            pending = self._pending[id(rule)]
+            waiting = pending.total()
             if not waiting:
                 continue
-            used = {self._location[m].key(rule.scope) for m in rule.members
-                    if m in self._location}
+            used = self._placed[id(rule)]
+            demands = [dict(key) for key, count in pending.items() if count]
             open_keys = {slot.key(rule.scope) for slot in self._slots
-                         if any(room(self._free[slot], w.demand) > 0
-                                for w in waiting)} - used
-            if len(waiting) > len(open_keys):
+                         if used[slot.key(rule.scope)] == 0
+                         and any(room(self._free[slot], demand) > 0
+                                 for demand in demands)}
+            if waiting > len(open_keys):
                 return False
         return True
 
@@ -182,9 +207,34 @@ class Search:
         for rc, amount in item.demand.items():
             free[rc] = free.get(rc, 0) - amount
         self._location[item.id] = slot
+        self._count(item, slot, +1)
 
     def _release(self, item: Item, slot: Slot) -> None:
         free = self._free[slot]
         for rc, amount in item.demand.items():
             free[rc] += amount
         del self._location[item.id]
+        self._count(item, slot, -1)
+
+    def _count(self, item: Item, slot: Slot, step: int) -> None:
+        # a rule both hard and soft is one counter: count it once
+        rules = {id(rule): rule for rule in
+                 self._rules_of[item.id] + self._soft_of[item.id]}
+        for rule in rules.values():
+            self._placed[id(rule)][slot.key(rule.scope)] += step
+            if id(rule) in self._pending:
+                self._pending[id(rule)][_demand_key(item)] -= step
+
+
+def _rules_by_member(items: Sequence[Item], rules: Sequence[Rule]
+                     ) -> dict[str, list[Rule]]:
+    of: dict[str, list[Rule]] = {item.id: [] for item in items}
+    for rule in rules:
+        for member in dict.fromkeys(rule.members):
+            if member in of:
+                of[member].append(rule)
+    return of
+
+
+def _demand_key(item: Item) -> tuple:
+    return tuple(sorted(item.demand.items()))

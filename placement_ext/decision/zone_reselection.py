@@ -166,20 +166,18 @@ def reselect(request: ReselectionRequest, strategy: str = STRATEGY_CAPACITY,
     if strategy == STRATEGY_RANDOM and rng is None:
         raise ValueError('the random strategy needs an rng')
     request.check()
-    relations = zc.Relations(request.constraints)
+    relations = zc.Relations(request.constraints, request.placement)
     reasons: list[str] = []
-    placement = dict(request.placement)
     for group in _groups_to_move(request, relations, reasons):
-        choice = _choose(group, placement, request, relations, strategy,
-                         rng, reasons)
+        choice = _choose(group, relations.placement, request, relations,
+                         strategy, rng, reasons)
         if choice is None:
             return result_for(request, dict(request.placement), True, reasons)
-        for name in group:
-            placement[name] = choice
+        relations.move(group, choice)
     if not reasons:
         reasons.append('nothing to move: no target is in a zone where it '
                        'failed')
-    return result_for(request, placement, False, reasons)
+    return result_for(request, relations.placement, False, reasons)
 
 
 def _groups_to_move(request: ReselectionRequest, relations: zc.Relations,
@@ -190,14 +188,16 @@ def _groups_to_move(request: ReselectionRequest, relations: zc.Relations,
         if name not in targets and request.placement[name] in zones:
             reasons.append(f'{name} failed in {request.placement[name]} but '
                            f'is not a target: existing VNFCs are not moved')
-    groups: list[tuple[str, ...]] = []
+    groups: dict[tuple[str, ...], None] = {}   # ordered, O(1) lookups
+    grouped: set[str] = set()
     for name in request.targets:
-        if request.placement[name] not in request.failed.get(name, ()):
+        if name in grouped or \
+                request.placement[name] not in request.failed.get(name, ()):
             continue
         group = relations.affinity_group(name, request.targets)
-        if group not in groups:
-            groups.append(group)
-    return groups
+        groups[group] = None
+        grouped.update(group)
+    return list(groups)
 
 
 def _choose(group: tuple[str, ...], placement: Mapping[str, str],
@@ -213,7 +213,7 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
     for zone in request.zones:
         if zone in failed:
             continue
-        effect = relations.effect_of_move(group, zone, placement)
+        effect = relations.effect_of_move(group, zone)
         if effect.hard:
             reasons.append(
                 f'{zone} excluded for {names}: it would break '

@@ -5,6 +5,7 @@ parameter carries ``VDU.<VNFC>.locationConstraints``, which the
 conductor sets from ``placement`` (and changes on reselection).
 """
 
+from placement_ext.schemas import reselection
 from placement_ext.schemas import sol003
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255}
@@ -25,7 +26,10 @@ OPERATION_REQUEST_V1_0 = {
     'type': 'object',
     'properties': {
         'operation': {'enum': ['INSTANTIATE', 'SCALE', 'HEAL']},
-        'vnf_instance_id': _NAME,
+        # Tacker's VNF instance ids are UUIDs; stored in a 36-character
+        # column (db/models.py Operation.vnf_instance_id)
+        'vnf_instance_id': {'type': 'string', 'minLength': 1,
+                            'maxLength': 36},
         # Heat stack names: a letter, then letters, digits, _ - .
         'stack_name': {'type': 'string',
                        'pattern': '^[A-Za-z][A-Za-z0-9_.-]{0,254}$'},
@@ -35,9 +39,10 @@ OPERATION_REQUEST_V1_0 = {
         'parameters': {'type': 'object'},
         # every VNFC of the VNF (existing and new) -> its zone
         'placement': {'type': 'object', 'minProperties': 1,
+                      'maxProperties': reselection.MAX_VNFCS,
                       'additionalProperties': _NAME},
         # the VNFCs this operation creates or heals: the only ones it moves
-        'targets': dict(_NAMES, minItems=1),
+        'targets': dict(_NAMES, minItems=1, maxItems=reselection.MAX_VNFCS),
         'constraints': {'type': 'array',
                         'items': sol003.PLACEMENT_CONSTRAINT_V3_3_1},
         # constraint resourceId -> VNFC name, when they differ

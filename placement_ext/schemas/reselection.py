@@ -28,12 +28,16 @@ def _map_of(values: dict) -> dict:
             'additionalProperties': values}
 
 
+# VNFCs one step may hold: reselection stays near-linear, about 15 s at
+# this size on a 2-core machine (benchmarks/results/decision_scale.rst).
+MAX_VNFCS = 10_000
+
 RESELECTION_PLAN_INPUT_V1_0 = {
     'type': 'object',
     'properties': {
         'zones': _NAMES,
-        'placement': _map_of(_NAME),
-        'targets': _NAMES,
+        'placement': dict(_map_of(_NAME), maxProperties=MAX_VNFCS),
+        'targets': dict(_NAMES, maxItems=MAX_VNFCS),
         'constraints': {'type': 'array',
                         'items': sol003.PLACEMENT_CONSTRAINT_V3_3_1},
         'failed': _map_of(_NAMES),

@@ -152,7 +152,11 @@ def parse_date(value: str, field: str,
                 field=field, reason='%r is not a date like 2030-01-31 12:00'
                                     % (value,))
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(datetime.timezone.utc)
+        try:
+            parsed = parsed.astimezone(datetime.timezone.utc)
+        except OverflowError:
+            raise exception.InvalidInput(
+                field=field, reason=f'{value!r} is out of range in UTC')
     return parsed.replace(tzinfo=None)
 
 

@@ -27,8 +27,17 @@ LINK = {
 }
 
 
-def _array_of(items: dict, min_items: int = 0) -> dict:
-    return {'type': 'array', 'items': items, 'minItems': min_items}
+# Resources one GrantRequest may create or use temporarily: far above any
+# VNF, and a bound on the evaluator's work (not a SOL 003 limit; ours).
+MAX_NEW_RESOURCES = 10_000
+
+
+def _array_of(items: dict, min_items: int = 0,
+              max_items: int | None = None) -> dict:
+    schema = {'type': 'array', 'items': items, 'minItems': min_items}
+    if max_items is not None:
+        schema['maxItems'] = max_items
+    return schema
 
 
 def _links(*names: str) -> dict:
@@ -130,8 +139,10 @@ GRANT_REQUEST_V3_3_1 = {
         'operation': {'enum': list(enums.OPERATIONS)},
         'isAutomaticInvocation': {'type': 'boolean'},
         'instantiationLevelId': IDENTIFIER,
-        'addResources': _array_of(NEW_RESOURCE_DEFINITION_V3_3_1),
-        'tempResources': _array_of(NEW_RESOURCE_DEFINITION_V3_3_1),
+        'addResources': _array_of(NEW_RESOURCE_DEFINITION_V3_3_1,
+                                  max_items=MAX_NEW_RESOURCES),
+        'tempResources': _array_of(NEW_RESOURCE_DEFINITION_V3_3_1,
+                                   max_items=MAX_NEW_RESOURCES),
         'removeResources': _array_of(EXISTING_RESOURCE_DEFINITION_V3_3_1),
         'updateResources': _array_of(EXISTING_RESOURCE_DEFINITION_V3_3_1),
         'placementConstraints': _array_of(PLACEMENT_CONSTRAINT_V3_3_1),

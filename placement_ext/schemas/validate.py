@@ -21,24 +21,93 @@ from jsonschema import exceptions as js_exceptions
 
 from placement_ext import exception
 
+# Deepest nesting of objects and arrays a document may have. Every
+# document we keep is stored as JSON, and MariaDB's JSON_VALID CHECK
+# refuses more than 32 levels; a request 20 deep leaves room for the
+# record around it (and no Heat template or SOL document comes close).
+MAX_DEPTH = 20
+
 # schema id -> (schema, validator); the schema is kept so its id stays
 # unique for as long as the cache entry lives.
 _VALIDATORS: dict[int, tuple[dict, jsonschema.protocols.Validator]] = {}
 
 
-def validate(schema: dict, data: object, what: str) -> None:
+def validate(schema: dict, data: object, what: str,
+             check: bool = True) -> None:
     """Refuse ``data`` unless it conforms to ``schema``.
 
     :param schema: a JSON Schema (a module constant: compiled once).
     :param data: the decoded JSON document.
     :param what: name of the document, used as the field when the
         document as a whole is wrong.
+    :param check: apply :func:`check_document` first (False when the
+        caller already did, as :func:`check_arguments` does).
     :raises InvalidInput: naming the field and the reason.
     """
+    if check:
+        check_document(data, what)
     error = js_exceptions.best_match(_validator(schema).iter_errors(data))
     if error is not None:
         field, reason = describe(error)
         raise exception.InvalidInput(field=field or what, reason=reason)
+
+
+def check_document(data: object, what: str,
+                   limit: int = MAX_DEPTH) -> None:
+    """Refuse a document nested deeper than ``limit`` levels, or holding
+    text that is not valid Unicode (a lone surrogate such as ``\\ud800``,
+    which JSON escapes and undecodable command-line bytes produce: no
+    database, log or output format can encode it).
+
+    Iterative, so any depth is measured without recursion (json.dumps,
+    jsonschema and the databases all recurse or limit depth).
+
+    :raises InvalidInput: naming the top-level field at fault.
+    """
+    stack = [(data, 0, what)]
+    while stack:
+        value, depth, field = stack.pop()
+        if isinstance(value, str):
+            _check_text(value, field)
+            continue
+        if isinstance(value, dict):
+            for key in value:
+                if isinstance(key, str):
+                    _check_text(key, field)
+            children = value.items()
+        elif isinstance(value, list):
+            children = enumerate(value)
+        else:
+            continue
+        if depth >= limit:
+            raise exception.InvalidInput(
+                field=field,
+                reason=f'is nested deeper than {limit} levels of objects '
+                       f'and arrays')
+        for key, child in children:
+            # the field named is the document's own property at the top
+            if depth == 0 and isinstance(value, dict):
+                field = json_path([key])
+            stack.append((child, depth + 1, field))
+
+
+def check_arguments(kwargs: dict) -> None:
+    """:func:`check_document` for each keyword argument of a call, named
+    after it: each may be a whole document (an RPC request)."""
+    for name, value in kwargs.items():
+        check_document(value, name)
+
+
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+
+def _check_text(text: str, field: str) -> None:
+    found = _SURROGATE.search(text)
+    if found:
+        raise exception.InvalidInput(
+            field=field,
+            reason=f'holds {found.group()!a} at position {found.start()}, '
+                   f'a lone surrogate, which is not valid Unicode text')
 
 
 def json_path(parts: object) -> str:

@@ -36,6 +36,9 @@ class Vnfd:
     groups: Mapping[str, object]
     flavour_id: str | None = None
     descriptor_id: str | None = None
+    # VDU id -> vdu_profile.max_number_of_instances, where the VNFD says
+    max_instances: Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
 
     def placement_policies(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Names of the policies of the given ``types``, in order."""
@@ -52,6 +55,7 @@ def parse(document: object) -> Vnfd:
                     'topology_template')
     nodes = _map(topology.get('node_templates'), 'node_templates')
     for name, node in nodes.items():
+        _name(name, 'node_templates')
         _map(node, f'node_templates.{name}')
     policies = policy_map(topology.get('policies'))
     vdus = {name: 1 for name, node in nodes.items()
@@ -61,14 +65,51 @@ def parse(document: object) -> Vnfd:
             field='node_templates',
             reason=f'no node template of type {VDU_COMPUTE}')
     vdus.update(_initial_deltas(policies, vdus))
+    max_instances = _max_instances(nodes, vdus)
+    for vdu_id, count in vdus.items():
+        if count > max_instances.get(vdu_id, count):
+            raise exception.InvalidInput(
+                field=f'node_templates.{vdu_id}.properties.vdu_profile',
+                reason=f'its initial {count} instances exceed '
+                       f'max_number_of_instances '
+                       f'{max_instances[vdu_id]}')
     substitution = _map(topology.get('substitution_mappings') or {},
                         'substitution_mappings')
     return Vnfd(
-        vdus=vdus, policies=policies,
+        vdus=vdus, policies=policies, max_instances=max_instances,
         groups=_map(topology.get('groups') or {}, 'groups'),
         flavour_id=_property(substitution, nodes, 'flavour_id'),
         descriptor_id=_property(substitution, nodes, 'descriptor_id')
         or _type_default(document, substitution, 'descriptor_id'))
+
+
+def _name(name: object, where: str) -> str:
+    """A template or policy name: YAML allows ``1:`` as a key, TOSCA
+    names are strings."""
+    if not isinstance(name, str) or not name:
+        raise exception.InvalidInput(
+            field=f'{where}.{name}',
+            reason=f'the name must be a non-empty string, not {name!r}')
+    return name
+
+
+def _max_instances(nodes: Mapping, vdus: Mapping[str, int]
+                   ) -> dict[str, int]:
+    out = {}
+    for vdu_id in vdus:
+        value = _lookup(nodes[vdu_id], 'properties', 'vdu_profile',
+                        'max_number_of_instances')
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or value < 1:
+            raise exception.InvalidInput(
+                field=f'node_templates.{vdu_id}.properties.vdu_profile.'
+                      'max_number_of_instances',
+                reason=f'must be a whole number of at least 1, not '
+                       f'{value!r}')
+        out[vdu_id] = value
+    return out
 
 
 def _map(value: object, field: str) -> Mapping:
@@ -101,6 +142,7 @@ def policy_map(policies: object) -> dict[str, Mapping]:
                 field=f'policies[{index}]',
                 reason='must map one policy name to its definition')
         for name, policy in entry.items():
+            _name(name, 'policies')
             if name in out:
                 raise exception.InvalidInput(
                     field=f'policies.{name}', reason='defined twice')

@@ -209,8 +209,8 @@ class TestRequest(base.CliTestCase):
                 (scale + ('--add', 'VDU1=two'),
                  "--add: 'VDU1=two': COUNT must be a whole number"),
                 (scale + ('--add', 'VDU1=0'),
-                 'add.VDU1: the count must be a whole number of at least 1, '
-                 'not 0'),
+                 'add.VDU1: the count must be a whole number from 1 to '
+                 '10000, not 0'),
                 (scale + ('--add', 'VDU1=1', 'VDU1=2'),
                  "--add: 'VDU1' is given twice"),
                 (scale + ('--add', 'VDU1=1', '--heal', 'VDU1-0'),

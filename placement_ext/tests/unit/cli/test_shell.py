@@ -1,18 +1,14 @@
 """The operator CLI, run in-process on the embedded fake:// services."""
 
-import io
 import json
 import socket
-
-import fixtures
-import testtools
 
 from placement_ext import exception
 from placement_ext.cli import common
 from placement_ext.cli import shell
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.manager import manager as reservation_manager
-from placement_ext.tests.unit.rpc import base
+from placement_ext.tests.unit.cli import base as cli_base
 
 ENDPOINTS = {'conductor': conductor_manager.ConductorManager,
              'manager': reservation_manager.ReservationManager}
@@ -39,19 +35,7 @@ class Missing(common.Command):
         raise exception.NotFound(kind='Lease', id='l1')
 
 
-class TestShell(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.useFixture(base.KeepLogging(shell._SERVICE_LOGGERS))
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.stdout = io.StringIO()
-        self.stderr = io.StringIO()
-        self.useFixture(fixtures.MonkeyPatch('sys.stdout', self.stdout))
-        self.useFixture(fixtures.MonkeyPatch('sys.stderr', self.stderr))
-
-    def _config(self, text=''):
-        return base.write_config(self.tmp, text)
+class TestShell(cli_base.CliTestCase):
 
     def _run_app(self, argv):
         app = shell.PlacementExtApp()

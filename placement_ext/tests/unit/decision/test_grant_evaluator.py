@@ -344,3 +344,18 @@ class TestAgainstBruteForce(testtools.TestCase):
             grant = grant_mod.parse(decision.grant.to_dict())
             for res in req.add_resources:
                 self.assertIsNotNone(grant.zone_name(res.id))
+
+
+class TestScale(testtools.TestCase):
+    """The search is iterative: it used to recurse once per resource and
+    fail with "maximum recursion depth" above about 985 of them."""
+
+    def test_more_resources_than_the_recursion_limit(self):
+        new = [f'VDU1-{n}' for n in range(1500)]
+        constraint = rule('ANTI_AFFINITY', *new, fallback=True)
+        decision = ge.evaluate(
+            request(new, [constraint]),
+            cloud({'AZ-1': [1000, 1000], 'AZ-2': [1000]}), 'grant-1')
+        self.assertIsNotNone(decision.grant)
+        self.assertEqual(1500, len(decision.hosts))
+        self.assertEqual(1, len(decision.relaxed))   # 1500 in 2 zones

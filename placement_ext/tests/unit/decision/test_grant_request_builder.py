@@ -293,3 +293,56 @@ class TestVnfcsFrom(testtools.TestCase):
             error([good, dict(good, resourceId='srv-1')]))
         self.assertEqual('existing[1].resourceId',
                          error([good, dict(good, vnfcId='VDU1-1')])[0])
+
+
+IDS = {'vnfd_id': 'vnfd-1', 'flavour_id': 'simple'}
+
+
+class TestCounts(testtools.TestCase):
+    """Counts are bounded by the VDU's max_number_of_instances and by
+    MAX_NEW_VNFCS (a count of 10**7 used to run for ever)."""
+
+    def vnfd(self, max_instances=None, initial=1):
+        vdu = {'type': vnfd_mod.VDU_COMPUTE}
+        if max_instances is not None:
+            vdu['properties'] = {'vdu_profile': {
+                'max_number_of_instances': max_instances}}
+        return vnfd_mod.parse({'topology_template': {
+            'node_templates': {'VDU1': vdu},
+            'policies': [{'delta': {
+                'type': vnfd_mod.VDU_INITIAL_DELTA, 'targets': ['VDU1'],
+                'properties': {'initial_delta': {
+                    'number_of_instances': initial}}}}]}})
+
+    def test_scale_out_beyond_max_number_of_instances(self):
+        existing = (builder.Vnfc('VDU1-0', 'VDU1', 'srv-0', 'vim-1'),)
+        vnfd = self.vnfd(max_instances=3)
+        builder.build(vnfd, builder.SCALE, 'i', add={'VDU1': 2}, **IDS,
+                      existing=existing)
+        exc = self.assertRaises(exception.InvalidInput, builder.build, vnfd,
+                                builder.SCALE, 'i', add={'VDU1': 3}, **IDS,
+                                existing=existing)
+        self.assertEqual('add.VDU1', exc.field)
+        self.assertIn('1 existing + 3 new VNFCs exceed the VDU\'s '
+                      'max_number_of_instances 3', exc.reason)
+
+    def test_initial_delta_beyond_max_number_of_instances(self):
+        exc = self.assertRaises(exception.InvalidInput, self.vnfd,
+                                max_instances=1, initial=2)
+        self.assertIn('vdu_profile', exc.field)
+
+    def test_huge_counts_are_refused_before_any_work(self):
+        for kwargs in ({'add': {'VDU1': 10**7}}, {}):
+            vnfd = self.vnfd(initial=10**7 if not kwargs else 1)
+            exc = self.assertRaises(exception.InvalidInput, builder.build,
+                                    vnfd, builder.INSTANTIATE, 'i',
+                                    **IDS, **kwargs)
+            self.assertIn(str(builder.MAX_NEW_VNFCS), exc.reason)
+
+    def test_integer_node_template_name_is_refused(self):
+        # YAML reads "1:" as an int key; re.escape crashed on it
+        exc = self.assertRaises(exception.InvalidInput, vnfd_mod.parse,
+                                {'topology_template': {'node_templates': {
+                                    1: {'type': vnfd_mod.VDU_COMPUTE}}}})
+        self.assertEqual('node_templates.1', exc.field)
+        self.assertIn('must be a non-empty string', exc.reason)

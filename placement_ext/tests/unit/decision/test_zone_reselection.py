@@ -9,6 +9,7 @@ must come up); ``capacity`` must pick the allowed zone with the most
 room.
 """
 
+import collections
 import random
 
 import testtools
@@ -176,3 +177,33 @@ class TestSpecScaleOutAntiAffinity(SpecTableMixin, testtools.TestCase):
         self.assertEqual('AZ-1', result.placement['VDU2-3'])
         # AZ-1 holds VDU1-0 and VDU1-1: both their constraints break
         self.assertEqual((2, 3), result.broken_indexes)
+
+
+class TestScale(testtools.TestCase):
+    """Judging a move no longer reads every member of a constraint: one
+    anti-affinity over 4,000 targets took 126 s, now well under one."""
+
+    def test_thousands_of_anti_affine_targets_spread_evenly(self):
+        names = [f'VDU1-{n}' for n in range(4000)]
+        zones = [f'AZ-{z}' for z in range(50)]
+        request = zr.ReselectionRequest(
+            zones=zones, placement=dict.fromkeys(names, 'AZ-0'),
+            targets=names, constraints=(anti(*names),),
+            failed={name: ['AZ-0'] for name in names})
+        result = zr.reselect(request, zr.STRATEGY_CAPACITY)
+        self.assertFalse(result.exhausted)
+        per_zone = collections.Counter(result.placement.values())
+        self.assertNotIn('AZ-0', per_zone)
+        # best effort: as even as 4,000 over 49 zones can be
+        self.assertLessEqual(max(per_zone.values()) -
+                             min(per_zone.values()), 1)
+
+    def test_above_the_documented_limit_is_refused_before_any_work(self):
+        from placement_ext import exception
+        from placement_ext.schemas import reselection as schema
+        names = [f'V-{n}' for n in range(schema.MAX_VNFCS + 1)]
+        exc = self.assertRaises(
+            exception.InvalidInput, zr.ReselectionRequest.from_dict,
+            {'zones': ['AZ-1'], 'placement': dict.fromkeys(names, 'AZ-1'),
+             'targets': names[:1], 'failed': {}})
+        self.assertEqual('placement', exc.field)
