@@ -135,3 +135,21 @@ class ZonesExhausted(PlacementExtError):
     msg_fmt = '%(reason)s'
     code = errors.ZONES_EXHAUSTED
     title = 'No availability zone left'
+
+
+class NoRegion(PlacementExtError):
+    """Cloud selection dropped every candidate region; ``reason`` says
+    why each one went."""
+
+    msg_fmt = 'No candidate region can host the demand: %(reason)s'
+    code = errors.NO_REGION
+    title = 'No region'
+
+
+class IntentUnrealisable(PlacementExtError):
+    """A deployment intent the chosen region or template cannot
+    realise."""
+
+    msg_fmt = 'Cannot realise the deployment intent: %(reason)s'
+    code = errors.INTENT_UNREALISABLE
+    title = 'Intent cannot be realised'
