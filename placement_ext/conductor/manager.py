@@ -21,6 +21,8 @@ from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
 from placement_ext import validation
+from placement_ext.conductor import homing
+from placement_ext.conductor import homing_inputs
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import stack_request
 from placement_ext.conductor import zone_inputs
@@ -54,15 +56,31 @@ LIST_OPERATIONS_V1_1 = {
         'type': 'array', 'items': {'enum': list(models.OPERATION_STATES)}}},
     'additionalProperties': False,
 }
+SELECT_CLOUD_V1_2 = {
+    'type': 'object',
+    'properties': {'request': {'type': 'object'}},  # checked by homing
+    'required': ['request'],
+    'additionalProperties': False,
+}
+REALIZE_INTENT_V1_2 = {
+    'type': 'object',
+    'properties': {'policy': {'type': 'object'},
+                   'template': {'type': 'object'},
+                   'region_name': {'type': ['string', 'null']},
+                   'flavors': {'type': ['array', 'null']}},
+    'required': ['policy', 'template'],
+    'additionalProperties': False,
+}
 _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
-             exception.ServiceUnavailable, exception.ServiceError)
+             exception.ServiceUnavailable, exception.ServiceError,
+             exception.NoRegion, exception.IntentUnrealisable)
 
 
 class ConductorManager(rpc.Endpoint):
-    """Endpoint of the conductor, API version 1.1."""
+    """Endpoint of the conductor, API version 1.2."""
 
     SERVICE = 'conductor'
-    target = oslo_messaging.Target(version='1.1')
+    target = oslo_messaging.Target(version='1.2')
 
     def __init__(self, conf: object, host: str, database: object = None,
                  runner: lifecycle.LifecycleRunner | None = None) -> None:
@@ -71,6 +89,7 @@ class ConductorManager(rpc.Endpoint):
         self._runner_lock = threading.Lock()
         self._driving: set[str] = set()
         self._resumed_own = False
+        self._region_clients: homing_inputs.RegionClients | None = None
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
@@ -124,6 +143,29 @@ class ConductorManager(rpc.Endpoint):
                         states: list | None = None) -> list:
         return [op.to_dict() for op in op_obj.list_operations(
             self.database, tuple(states or ()))]
+
+    @rpc.expected_exceptions(*_CONTRACT)
+    @validation.schema(SELECT_CLOUD_V1_2)
+    def select_cloud(self, context: pe_context.RequestContext,
+                     request: dict) -> dict:
+        """The best candidate region (see :func:`homing.select`)."""
+        return homing.select(self.conf, request, self._regions())
+
+    @rpc.expected_exceptions(*_CONTRACT)
+    @validation.schema(REALIZE_INTENT_V1_2)
+    def realize_intent(self, context: pe_context.RequestContext,
+                       policy: dict, template: dict,
+                       region_name: str | None = None,
+                       flavors: list | None = None) -> dict:
+        """The template with the policy's intent realised."""
+        return homing.realize(self.conf, policy, template,
+                              clients=self._regions(),
+                              region_name=region_name, flavors=flavors)
+
+    def _regions(self) -> homing_inputs.RegionClients:
+        if self._region_clients is None:
+            self._region_clients = homing_inputs.RegionClients(self.conf)
+        return self._region_clients
 
     def heartbeat(self, context: pe_context.RequestContext) -> None:
         """Renew this conductor's claim on the operations it drives.

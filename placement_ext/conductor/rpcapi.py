@@ -6,19 +6,21 @@ with ``can_send_version``):
 * 1.0 - ping, echo
 * 1.1 - create_operation, run_operation, retry_operation, get_operation,
   list_operations
+* 1.2 - select_cloud, realize_intent
 """
 
 from placement_ext import context as pe_context
 from placement_ext import rpc
 
 V_OPERATIONS = '1.1'
+V_HOMING = '1.2'
 
 
 class ConductorAPI(rpc.ServiceAPI):
     """Build one per process: the RPC client is built once, in __init__."""
 
     SERVICE = 'conductor'
-    VERSION = '1.1'
+    VERSION = '1.2'
 
     def start_operation(self, context: pe_context.RequestContext,
                         request: dict) -> dict:
@@ -50,3 +52,18 @@ class ConductorAPI(rpc.ServiceAPI):
         kwargs = {'states': states} if states else {}
         return self._call(context, 'list_operations', version=V_OPERATIONS,
                           **kwargs)
+
+    def select_cloud(self, context: pe_context.RequestContext,
+                     request: dict) -> dict:
+        """The best candidate region for a cloud selection request."""
+        return self._call(context, 'select_cloud', request=request,
+                          version=V_HOMING)
+
+    def realize_intent(self, context: pe_context.RequestContext,
+                       policy: dict, template: dict,
+                       region_name: str | None = None,
+                       flavors: list | None = None) -> dict:
+        """A Heat template with a policy's deployment intent realised."""
+        return self._call(context, 'realize_intent', policy=policy,
+                          template=template, region_name=region_name,
+                          flavors=flavors, version=V_HOMING)

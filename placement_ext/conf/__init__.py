@@ -8,6 +8,7 @@ configuration objects independent.
 from oslo_config import cfg
 
 from placement_ext.conf import defaults
+from placement_ext.conf import homing
 from placement_ext.conf import kubernetes
 from placement_ext.conf import paths
 from placement_ext.conf import reservation
@@ -15,7 +16,7 @@ from placement_ext.conf import service_clients
 from placement_ext.conf import services
 from placement_ext.conf import v2_vnfm
 
-_MODULES = (paths, v2_vnfm, services, service_clients, kubernetes,
+_MODULES = (paths, v2_vnfm, services, service_clients, kubernetes, homing,
             reservation)
 
 

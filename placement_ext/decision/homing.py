@@ -392,3 +392,15 @@ def _distance_reason(distance: float, limit: float | None) -> str | None:
         return (f'{distance:.1f} km from the customer, more than the '
                 f'{limit:g} km allowed')
     return None
+
+
+def instances_within_quota(usage: Mapping[str, tuple[int, int]],
+                           vcpus: int, ram: int) -> int | None:
+    """How many more instances of ``vcpus`` and ``ram`` (MB) a compute
+    quota allows, from ``{"cores"|"ram"|"instances": (limit, used)}``;
+    None when no limit applies (every limit is -1)."""
+    need = {'cores': vcpus, 'ram': ram, 'instances': 1}
+    bounds = [max(0, (limit - used) // need[name])
+              for name, (limit, used) in usage.items()
+              if need.get(name) and limit >= 0]
+    return min(bounds) if bounds else None

@@ -290,6 +290,40 @@ class NovaDriver:
                                 is_public=None)
         return {f.id: f.name for f in flavors if f.name.startswith(prefix)}
 
+    # -- homing: flavors and quotas -----------------------------------------
+
+    def flavors(self, *, extra_specs: bool = False) -> list[dict]:
+        """Every flavor the account may use (public or not): ``name``,
+        ``id``, ``vcpus``, ``ram``, ``disk`` and, when asked (one call per
+        flavor), ``extra_specs``."""
+        flavors = self._counted('list flavors', self._client.flavors.list,
+                                is_public=None)
+        found = []
+        for flavor in flavors:
+            entry = {'name': flavor.name, 'id': flavor.id,
+                     'vcpus': flavor.vcpus, 'ram': flavor.ram,
+                     'disk': flavor.disk}
+            if extra_specs:
+                entry['extra_specs'] = self._counted(
+                    'show flavor extra specs', flavor.get_keys)
+            found.append(entry)
+        return found
+
+    def quota_usage(self, project_id: str) -> dict[str, tuple[int, int]]:
+        """``cores``, ``ram`` and ``instances`` of a project's compute
+        quota: (limit, in use and reserved); a limit of -1 is unlimited.
+        """
+        quota = self._counted('show quota usage', self._client.quotas.get,
+                              project_id, detail=True)
+        usage = {}
+        for name in ('cores', 'ram', 'instances'):
+            detail = getattr(quota, name, None)
+            if isinstance(detail, dict):
+                usage[name] = (int(detail['limit']),
+                               int(detail.get('in_use', 0))
+                               + int(detail.get('reserved', 0)))
+        return usage
+
     # -- reservations: servers -----------------------------------------------
 
     def servers_with_flavor(self, flavor_id: str) -> list[str]:

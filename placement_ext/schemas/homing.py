@@ -17,7 +17,8 @@ cost, and the demand (a flavor and a count)::
                    "project": "demo"}, ...],
    "customer_location": {"latitude": 48.1, "longitude": 11.6},
    "weights": {"distance": 1, "cost": 2},
-   "demand": {"flavor": "m1.small", "count": 2},
+   "demand": {"flavor": "m1.small", "count": 2},   or a size:
+              {"vcpus": 2, "memory_mb": 4096, "disk_gb": 20, "count": 2}
    "max_distance_km": 1500}
 """
 
@@ -106,17 +107,24 @@ CANDIDATE_REGION = {
     'additionalProperties': False,
 }
 
+_AMOUNT = {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 31 - 1}
+
+# One instance is a flavor (looked up in each region's Nova) or a size
+# (ONAP HAS's vim_fit request: vCPU, memory, storage).
 DEMAND = {
     'type': 'object',
     'properties': {
         'flavor': _NAME,
+        'vcpus': dict(_AMOUNT, minimum=1),
+        'memory_mb': _AMOUNT,
+        'disk_gb': _AMOUNT,
         'count': {'type': 'integer', 'minimum': 1,
                   'maximum': reselection.MAX_VNFCS},
         # for the operator's per instance type costs
         'service': _NAME,
         'instance_type': _NAME,
     },
-    'required': ['flavor'],
+    # flavor xor size: checked by conductor.homing, naming the field
     'additionalProperties': False,
 }
 
@@ -176,4 +184,23 @@ COST_CONFIG = {
             'additionalProperties': False}},
     },
     'additionalProperties': False,
+}
+
+_SIZE = {'type': 'integer', 'minimum': 0}
+
+# A region's flavors, as ``placement-ext homing realize --flavors`` reads
+# them (and as Nova lists them, extra specs included).
+FLAVORS = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'name': _NAME, 'id': _NAME,
+            'vcpus': _SIZE, 'ram': _SIZE, 'disk': _SIZE,
+            'extra_specs': {'type': 'object', 'propertyNames': _NAME,
+                            'additionalProperties': {'type': 'string'}},
+        },
+        'required': ['name', 'vcpus', 'ram', 'disk'],
+        'additionalProperties': False,
+    },
 }

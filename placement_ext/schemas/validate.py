@@ -49,6 +49,8 @@ def validate(schema: dict, data: object, what: str,
     error = js_exceptions.best_match(_validator(schema).iter_errors(data))
     if error is not None:
         field, reason = describe(error)
+        if field.startswith('['):  # an item of a top-level array
+            field = what + field
         raise exception.InvalidInput(field=field or what, reason=reason)
 
 

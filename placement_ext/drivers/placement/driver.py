@@ -136,9 +136,18 @@ class PlacementDriver:
         """
         if isinstance(aggregate_uuids, str):
             aggregate_uuids = [aggregate_uuids]
-        group = ac.RequestGroup(resources=resources, required=required,
-                                member_of=[tuple(aggregate_uuids)])
+        return self._capacity(ac.RequestGroup(
+            resources=resources, required=required,
+            member_of=[tuple(aggregate_uuids)]))
+
+    def cloud_capacity(self, resources: Mapping[str, int], *,
+                       required: Sequence[str] = ()) -> ZoneCapacity:
+        """How many copies fit on every host Placement knows."""
+        return self._capacity(ac.RequestGroup(resources=resources,
+                                              required=required))
+
+    def _capacity(self, group: ac.RequestGroup) -> ZoneCapacity:
         result = self.allocation_candidates(
             ac.AllocationCandidatesRequest(group=group))
-        per_tree = capacity.instances_per_tree(result, resources)
+        per_tree = capacity.instances_per_tree(result, group.resources)
         return ZoneCapacity(sum(per_tree.values()), per_tree)

@@ -339,3 +339,18 @@ class TestCostModel(testtools.TestCase):
             {'feature_groups': [{'feature': 'speed', 'cost': 1}]},
             'cost_file')
         self.assertEqual('feature_groups[0].feature', error.field)
+
+
+class TestQuota(testtools.TestCase):
+
+    def test_the_tightest_limit_counts(self):
+        usage = {'cores': (20, 14), 'ram': (51200, 0), 'instances': (10, 1)}
+        self.assertEqual(3, homing.instances_within_quota(usage, 2, 2048))
+        self.assertEqual(1, homing.instances_within_quota(
+            dict(usage, ram=(4096, 2048)), 2, 2048))
+
+    def test_unlimited_and_exhausted(self):
+        self.assertIsNone(homing.instances_within_quota(
+            {'cores': (-1, 5), 'ram': (-1, 0)}, 2, 512))
+        self.assertEqual(0, homing.instances_within_quota(
+            {'instances': (10, 12)}, 1, 1))

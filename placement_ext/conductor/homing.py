@@ -1,0 +1,138 @@
+"""Cloud selection and intent realisation, wired to configuration and the
+regions' services. The conductor's RPC methods, the CLI and the
+HAS-compatible plan API all call these two functions.
+"""
+
+import yaml
+from oslo_config import cfg
+
+from placement_ext import exception
+from placement_ext.conductor import homing_inputs
+from placement_ext.decision import homing
+from placement_ext.decision import intent_realization
+from placement_ext.schemas import homing as schema
+from placement_ext.schemas import validate
+
+COST_FILE_OPTION = '[homing] cost_file'
+SIZE_FIELDS = ('vcpus', 'memory_mb', 'disk_gb')
+
+
+def select(conf: cfg.ConfigOpts, request: dict,
+           clients: homing_inputs.RegionClients) -> dict:
+    """The best candidate region for ``request``
+    (``schemas.homing.SELECTION_REQUEST``), the ranking, every dropped
+    region with its reason, and the Nova and Placement calls made.
+
+    :raises InvalidInput: a bad request or cost file, naming the field.
+    :raises NoRegion: every candidate was dropped.
+    """
+    validate.validate(schema.SELECTION_REQUEST, request, 'request')
+    opts = conf.homing
+    intent = intent_of(conf, request['policy'])
+    demand = request['demand']
+    reader = homing_inputs.RegionReader(
+        clients, instance=instance_of(demand),
+        public_types=frozenset(opts.public_cloud_types),
+        public_verdict=opts.public_cloud_capacity)
+    weights = request.get('weights', {})
+    customer = request['customer_location']
+    selection = homing.select(
+        intent, [homing.Region.from_dict(c) for c in request['candidates']],
+        customer=(customer['latitude'], customer['longitude']),
+        demand=homing.Demand(demand.get('count', 1), demand.get('service'),
+                             demand.get('instance_type')),
+        capabilities=capabilities(conf), costs=cost_model(conf),
+        capacity=reader.capacity,
+        weights=homing.Weights(
+            distance=weights.get('distance', opts.distance_weight),
+            cost=weights.get('cost', opts.cost_weight)),
+        max_distance_km=request.get('max_distance_km'))
+    selection.require_best()
+    return dict(selection.to_dict(), calls=dict(reader.calls))
+
+
+def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
+            clients: homing_inputs.RegionClients | None = None,
+            region_name: str | None = None,
+            flavors: list[dict] | None = None) -> dict:
+    """``template`` with the policy's intent realised for its VNFC.
+
+    Resource isolation needs the region's flavors: ``flavors`` when
+    given, else read from Nova in ``region_name`` (default: ``[nova]
+    region_name``).
+
+    :raises InvalidInput: bad policy, template or flavors.
+    :raises IntentUnrealisable: with the reason.
+    """
+    validate.validate(schema.CLOUD_SELECTION_POLICY, policy, 'policy')
+    intent = intent_of(conf, policy)
+    if intent.isolation and flavors is None and clients is not None:
+        flavors = clients.nova(region_name or conf.nova.region_name) \
+            .flavors(extra_specs=True)
+    if flavors is not None:
+        validate.validate(schema.FLAVORS, flavors, 'flavors')
+        flavors = [intent_realization.Flavor.from_dict(f) for f in flavors]
+    validate.check_document(template, 'template')
+    return intent_realization.realize(template, intent, flavors).to_dict()
+
+
+def instance_of(demand: dict) -> str | dict:
+    """The demand's flavor name, or its size as a flavor-like dict.
+
+    :raises InvalidInput: both or neither given.
+    """
+    sized = [key for key in SIZE_FIELDS if key in demand]
+    if 'flavor' in demand and sized:
+        raise exception.InvalidInput(
+            field=f'demand.{sized[0]}',
+            reason='is not allowed with demand.flavor: give a flavor or '
+                   'a size, not both')
+    if 'flavor' in demand:
+        return demand['flavor']
+    if 'vcpus' not in demand:
+        raise exception.InvalidInput(
+            field='demand.flavor',
+            reason='is required, unless the demand gives its size '
+                   '(vcpus, memory_mb, disk_gb)')
+    size = {'vcpus': demand['vcpus'], 'ram': demand.get('memory_mb', 0),
+            'disk': demand.get('disk_gb', 0)}
+    return dict(size, name='{vcpus} vCPU, {ram} MB, {disk} GB'.format(
+        **size))
+
+
+def intent_of(conf: cfg.ConfigOpts, policy: dict) -> homing.Intent:
+    return homing.parse_intent(policy,
+                               conf.homing.oversubscription_percentages)
+
+
+def capabilities(conf: cfg.ConfigOpts) -> homing.Capabilities:
+    return homing.Capabilities(
+        high_availability=frozenset(
+            conf.homing.high_availability_cloud_types),
+        isolation=frozenset(conf.homing.isolation_cloud_types))
+
+
+def cost_model(conf: cfg.ConfigOpts) -> homing.CostModel:
+    """The operator's costs, read now (edits apply to the next
+    selection)."""
+    path = conf.homing.cost_file
+    document = _read_cost_file(path) if path else {}
+    validate.validate(schema.COST_CONFIG, document, COST_FILE_OPTION)
+    return homing.CostModel.from_document(document,
+                                          conf.homing.default_cost)
+
+
+def _read_cost_file(path: str) -> object:
+    try:
+        with open(path, encoding='utf-8') as stream:
+            document = yaml.safe_load(stream)
+    except OSError as exc:
+        raise exception.InvalidInput(
+            field=COST_FILE_OPTION,
+            reason=f'cannot read {path!r}: {exc.strerror}')
+    except (yaml.YAMLError, ValueError) as exc:
+        raise exception.InvalidInput(
+            field=COST_FILE_OPTION,
+            reason=f'{path!r} is not YAML or JSON: '
+                   f'{" ".join(str(exc).split())}')
+    return {} if document is None else document

@@ -1,0 +1,82 @@
+"""[homing]: cloud selection by deployment intent, capacity, cost and
+distance (seed 004), and the HAS-compatible plan API that serves it."""
+
+from oslo_config import cfg
+from oslo_config import types
+
+GROUP = cfg.OptGroup(
+    'homing', title='Cloud selection (homing) options',
+    help='Which cloud types can realise which deployment intent, how '
+         'capacity and cost of a candidate region are judged, and the '
+         'HTTP endpoint (placement-ext-homing-api) that takes ONAP '
+         'OOF-HAS plans.')
+
+_OPENSTACK_TYPES = ['OpenStack', 'VMware VIO', 'Wind River Titanium Cloud',
+                    'StarlingX']
+
+_opts = [
+    cfg.ListOpt('high_availability_cloud_types', default=_OPENSTACK_TYPES,
+                help='Cloud types that realise "Infrastructure High '
+                     'Availability for VNF" (anti-affinity server groups '
+                     'in the Heat template). A region of another type is '
+                     'dropped when the policy asks for HA.'),
+    cfg.ListOpt('isolation_cloud_types', default=_OPENSTACK_TYPES,
+                help='Cloud types that realise "Infrastructure Resource '
+                     'Isolation for VNF" (a flavor whose extra specs give '
+                     'the QoS).'),
+    cfg.ListOpt('oversubscription_percentages',
+                item_type=types.Integer(min=1, max=1000), default=[25, 50],
+                help='Burstable QoS oversubscription percentages a policy '
+                     'may ask for; other values are refused. A flavor '
+                     'with cpu and memory reservation R% (extra specs '
+                     'quota:cpu_reservation_percent and '
+                     'quota:memory_reservation_percent) oversubscribes '
+                     'by 100/R - 1 (R=80: 25%), or says so directly with '
+                     'placement_ext:oversubscription_percent.'),
+    cfg.ListOpt('public_cloud_types', default=['Azure', 'AWS', 'GCP'],
+                help='Cloud types whose capacity is not read (public '
+                     'clouds); see public_cloud_capacity. Every other '
+                     'type is read from Placement and Nova in its region.'),
+    cfg.StrOpt('public_cloud_capacity', default='pass',
+               choices=[('pass', 'a public cloud always has capacity'),
+                        ('drop', 'a public cloud is dropped as of '
+                                 'unknown capacity')],
+               help='Capacity verdict for public cloud regions.'),
+    cfg.StrOpt('cost_file',
+               help='JSON or YAML file with the operator\'s workload '
+                    'deployment costs: fixed cost per cloud type, '
+                    'instance type per <service, vnfc, cloud owner>, '
+                    'cost per instance type and region, and cost per '
+                    'intent feature group (doc/source/homing.rst). Read '
+                    'once per selection, so edits apply without restart.'),
+    cfg.FloatOpt('default_cost', default=0.0,
+                 help='Cost of a region whose cloud type and instance type '
+                      'have no cost in cost_file.'),
+    cfg.FloatOpt('distance_weight', default=1.0, min=0.0,
+                 help='wd in wd * distance_km + wc * cost, when a request '
+                      'gives no weights.'),
+    cfg.FloatOpt('cost_weight', default=1.0, min=0.0,
+                 help='wc in wd * distance_km + wc * cost, when a request '
+                      'gives no weights.'),
+    cfg.HostAddressOpt('api_host', default='127.0.0.1',
+                       help='Address placement-ext-homing-api listens on.'),
+    cfg.PortOpt('api_port', default=8091,
+                help='Port placement-ext-homing-api listens on (ONAP '
+                     'OOF-HAS listens on 8091).'),
+    cfg.StrOpt('api_username',
+               help='HTTP basic authentication user of '
+                    'placement-ext-homing-api, as ONAP OSDF sends it. '
+                    'Without api_username and api_password the API '
+                    'refuses to start unless it listens on loopback.'),
+    cfg.StrOpt('api_password', secret=True,
+               help='Password of api_username.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(GROUP)
+    conf.register_opts(_opts, group=GROUP)
+
+
+def list_opts() -> dict:
+    return {GROUP: _opts}
