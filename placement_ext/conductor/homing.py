@@ -1,19 +1,23 @@
-"""Cloud selection and intent realisation, wired to configuration and the
-regions' services. The conductor's RPC methods, the CLI and the
-HAS-compatible plan API all call these two functions.
+"""Cloud selection, HAS plans and intent realisation, wired to
+configuration and the regions' services. The conductor's RPC methods, the
+CLI and the HAS-compatible plan API all call these functions.
 """
+
+import collections
 
 import yaml
 from oslo_config import cfg
 
 from placement_ext import exception
 from placement_ext.conductor import homing_inputs
+from placement_ext.decision import has_plan
 from placement_ext.decision import homing
 from placement_ext.decision import intent_realization
 from placement_ext.schemas import homing as schema
 from placement_ext.schemas import validate
 
 COST_FILE_OPTION = '[homing] cost_file'
+REGIONS_FILE_OPTION = '[homing] regions_file'
 SIZE_FIELDS = ('vcpus', 'memory_mb', 'disk_gb')
 
 
@@ -26,6 +30,43 @@ def select(conf: cfg.ConfigOpts, request: dict,
     :raises InvalidInput: a bad request or cost file, naming the field.
     :raises NoRegion: every candidate was dropped.
     """
+    selection, calls = _selection(conf, request, clients)
+    selection.require_best()
+    return dict(selection.to_dict(), calls=calls)
+
+
+def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
+               clients: homing_inputs.RegionClients) -> dict:
+    """An ONAP HAS plan: every demand of ``template`` homed among the
+    regions of ``[homing] regions_file``.
+
+    :returns: ``{"status": "done"|"not found", "message",
+        "recommendations", "dropped": {demand: [...]}, "calls"}``.
+    :raises InvalidInput: a template we cannot honour, naming the field.
+    """
+    candidates = regions(conf)
+    requests = has_plan.translate(template)
+    solved, dropped, calls = [], {}, collections.Counter()
+    for request in requests:
+        selection, used = _selection(
+            conf, request.selection_request(candidates), clients)
+        calls.update(used)
+        solved.append((request, selection))
+        dropped[request.name] = [d.to_dict() for d in selection.dropped]
+    homeless = [(r.name, s) for r, s in solved if s.best is None]
+    message = '; '.join(
+        f'demand {name}: ' + '; '.join(f'{d.region.name}: {d.reason}'
+                                        for d in selection.dropped)
+        for name, selection in homeless)
+    return {'status': 'not found' if homeless else 'done',
+            'message': message,
+            'recommendations': has_plan.recommendations(solved, limit),
+            'dropped': dropped, 'calls': dict(calls)}
+
+
+def _selection(conf: cfg.ConfigOpts, request: dict,
+               clients: homing_inputs.RegionClients
+               ) -> tuple[homing.Selection, dict]:
     validate.validate(schema.SELECTION_REQUEST, request, 'request')
     opts = conf.homing
     intent = intent_of(conf, request['policy'])
@@ -47,8 +88,20 @@ def select(conf: cfg.ConfigOpts, request: dict,
             distance=weights.get('distance', opts.distance_weight),
             cost=weights.get('cost', opts.cost_weight)),
         max_distance_km=request.get('max_distance_km'))
-    selection.require_best()
-    return dict(selection.to_dict(), calls=dict(reader.calls))
+    return selection, dict(reader.calls)
+
+
+def regions(conf: cfg.ConfigOpts) -> list[dict]:
+    """The candidate regions of ``[homing] regions_file`` (what ONAP
+    reads from A&AI)."""
+    path = conf.homing.regions_file
+    if not path:
+        raise exception.InvalidInput(
+            field=REGIONS_FILE_OPTION,
+            reason='is not set: plans need the candidate regions')
+    document = _read_file(path, REGIONS_FILE_OPTION)
+    validate.validate(schema.REGIONS, document, REGIONS_FILE_OPTION)
+    return document
 
 
 def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
@@ -116,23 +169,23 @@ def cost_model(conf: cfg.ConfigOpts) -> homing.CostModel:
     """The operator's costs, read now (edits apply to the next
     selection)."""
     path = conf.homing.cost_file
-    document = _read_cost_file(path) if path else {}
+    document = _read_file(path, COST_FILE_OPTION) if path else {}
     validate.validate(schema.COST_CONFIG, document, COST_FILE_OPTION)
     return homing.CostModel.from_document(document,
                                           conf.homing.default_cost)
 
 
-def _read_cost_file(path: str) -> object:
+def _read_file(path: str, option: str) -> object:
     try:
         with open(path, encoding='utf-8') as stream:
             document = yaml.safe_load(stream)
     except OSError as exc:
         raise exception.InvalidInput(
-            field=COST_FILE_OPTION,
+            field=option,
             reason=f'cannot read {path!r}: {exc.strerror}')
     except (yaml.YAMLError, ValueError) as exc:
         raise exception.InvalidInput(
-            field=COST_FILE_OPTION,
+            field=option,
             reason=f'{path!r} is not YAML or JSON: '
                    f'{" ".join(str(exc).split())}')
     return {} if document is None else document

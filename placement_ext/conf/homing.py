@@ -49,6 +49,13 @@ _opts = [
                     'cost per instance type and region, and cost per '
                     'intent feature group (doc/source/homing.rst). Read '
                     'once per selection, so edits apply without restart.'),
+    cfg.StrOpt('regions_file',
+               help='JSON or YAML list of the candidate cloud regions '
+                    'that HAS plans (placement-ext-homing-api) choose '
+                    'from: cloud_owner, region_id, cloud_type, latitude, '
+                    'longitude, and optionally availability_zone and '
+                    'project (doc/source/homing.rst). ONAP reads these '
+                    'from A&AI. Read for every plan.'),
     cfg.FloatOpt('default_cost', default=0.0,
                  help='Cost of a region whose cloud type and instance type '
                       'have no cost in cost_file.'),

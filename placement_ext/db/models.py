@@ -13,6 +13,8 @@ Two families of tables live here:
   (``operations``, ``zone_attempts``). Tacker keeps the zones it tried in
   memory only; persisting each attempt lets a retried operation resume and
   shows operators what was chosen and why.
+* ONAP OOF-HAS homing plans (``homing_plans``): what a plan asked and
+  what we answered, for ``GET /v1/plans/{id}``.
 
 Concurrency: mutable aggregate roots (``computehosts``, ``leases``,
 ``operations``) carry a ``generation`` that every writer of the row or of
@@ -112,6 +114,14 @@ OPERATION_STATES = (STATE_STARTING, STATE_PROCESSING, STATE_COMPLETED,
 OUTCOME_SUCCESS = 'success'
 OUTCOME_INSUFFICIENT_CAPACITY = 'insufficient_capacity'
 OUTCOME_ERROR = 'error'
+
+# ONAP HAS plan statuses our plan API reaches (it solves while the POST
+# waits, so template/translated/solved/reserving are never stored).
+PLAN_SOLVING = 'solving'
+PLAN_DONE = 'done'
+PLAN_NOT_FOUND = 'not found'
+PLAN_ERROR = 'error'
+PLAN_STATUSES = (PLAN_SOLVING, PLAN_DONE, PLAN_NOT_FOUND, PLAN_ERROR)
 
 
 def utcnow() -> datetime.datetime:
@@ -405,3 +415,27 @@ class ZoneAttempt(TimestampMixin, Base):
 
     operation: Mapped[Operation] = orm.relationship(
         back_populates='attempts', lazy='raise')
+
+
+class HomingPlan(TimestampMixin, Base):
+    """An ONAP HAS plan (``POST /v1/plans``) and its answer.
+
+    ``recommendations`` is HAS's list of solutions; ``detail`` keeps why
+    each region was dropped and the Nova and Placement calls made.
+    """
+
+    __tablename__ = 'homing_plans'
+    __table_args__ = _table_args(
+        sa.CheckConstraint(_in('status', PLAN_STATUSES), name='status'),
+    )
+
+    id: Mapped[str] = _uuid_pk()
+    name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    status: Mapped[str] = mapped_column(sa.String(16),
+                                        default=PLAN_SOLVING)
+    template: Mapped[dict] = mapped_column(JSONType)
+    # "limit" is an SQL keyword
+    solution_limit: Mapped[int] = mapped_column(default=1)
+    recommendations: Mapped[list | None] = mapped_column(JSONType)
+    message: Mapped[str | None] = mapped_column(LongText)
+    detail: Mapped[dict | None] = mapped_column(JSONType)

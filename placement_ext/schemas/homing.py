@@ -147,6 +147,11 @@ SELECTION_REQUEST = {
     'additionalProperties': False,
 }
 
+# The operator's inventory of candidate regions ([homing] regions_file),
+# used by HAS plans.
+REGIONS = {'type': 'array', 'items': CANDIDATE_REGION, 'minItems': 1,
+           'maxItems': MAX_CANDIDATES}
+
 _COST = {'type': 'number', 'minimum': -1e9, 'maximum': 1e9}
 
 # The operator's workload deployment cost file ([homing] cost_file); the

@@ -1,0 +1,1 @@
+"""HTTP APIs placement_ext serves (request handling only)."""

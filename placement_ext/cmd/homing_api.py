@@ -1,0 +1,102 @@
+"""``placement-ext-homing-api``: the ONAP OOF-HAS plan API
+(:mod:`placement_ext.api.has`) on ``[homing] api_host:api_port``.
+
+Plans are stored in ``[database] connection``; selections read each
+region's Nova and Placement with the ``[nova]`` and ``[placement]``
+credentials. Without ``[homing] api_username``/``api_password`` it only
+listens on a loopback address.
+"""
+
+import functools
+import ipaddress
+import socketserver
+import sys
+import threading
+from wsgiref import simple_server
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext import service
+from placement_ext.api import has
+from placement_ext.conductor import homing
+from placement_ext.conductor import homing_inputs
+from placement_ext.db import api as db_api
+from placement_ext.db import migration
+
+LOG = logging.getLogger(__name__)
+PROG = 'placement-ext-homing-api'
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn,
+                       simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        LOG.info('%s %s', self.address_string(), format % args)
+
+
+def build_app(conf: cfg.ConfigOpts, database: db_api.Database
+              ) -> has.PlanApp:
+    clients = homing_inputs.RegionClients(conf)
+    solve = functools.partial(_solve, conf, clients)
+    return has.PlanApp(database, solve, username=conf.homing.api_username,
+                       password=conf.homing.api_password)
+
+
+def _solve(conf: cfg.ConfigOpts, clients: homing_inputs.RegionClients,
+           template: dict, limit: int) -> dict:
+    return homing.solve_plan(conf, template, limit, clients)
+
+
+def check_exposure(conf: cfg.ConfigOpts) -> None:
+    """:raises InvalidInput: no credentials on a non-loopback address."""
+    opts = conf.homing
+    if opts.api_username and opts.api_password:
+        return
+    try:
+        loopback = ipaddress.ip_address(opts.api_host).is_loopback
+    except ValueError:
+        loopback = opts.api_host == 'localhost'
+    if not loopback:
+        raise exception.InvalidInput(
+            field='[homing] api_username',
+            reason=f'and api_password are required to listen on '
+                   f'{opts.api_host} (plans would be open to anyone)')
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        conf = service.load_config(sys.argv[1:] if argv is None else argv,
+                                   PROG)
+        logging.setup(conf, 'placement_ext', version=service.version())
+        check_exposure(conf)
+        database = db_api.Database(conf)
+        migration.ensure_current(conf, database)
+    except exception.PlacementExtError as exc:
+        sys.stderr.write(f'{PROG}: {exc.detail}\n')
+        return 1
+    try:
+        server = simple_server.make_server(
+            conf.homing.api_host, conf.homing.api_port,
+            build_app(conf, database), server_class=_ThreadingServer,
+            handler_class=_QuietHandler)
+    except OSError as exc:
+        sys.stderr.write(f'{PROG}: cannot listen on {conf.homing.api_host}:'
+                         f'{conf.homing.api_port}: {exc.strerror}\n')
+        return 1
+    LOG.info('%s listening on %s:%s', PROG, conf.homing.api_host,
+             server.server_port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    stop = threading.Event()
+    try:
+        service.serve([], stop)
+    finally:
+        server.shutdown()
+        server.server_close()
+    LOG.info('%s exited', PROG)
+    return 0

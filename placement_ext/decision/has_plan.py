@@ -1,0 +1,390 @@
+"""ONAP OOF-HAS homing templates, translated to our selection requests,
+and our selections written back as HAS recommendations.
+
+Pure. What is read from a HAS template (``homing_template_version``
+2016-11-01 to 2018-02-01, and the 2020-08-13 objective form):
+
+- ``parameters`` and ``{"get_param": NAME}`` anywhere below;
+- ``locations``: ``latitude`` / ``longitude`` of named places;
+- ``demands``: one selection per demand, of ``inventory_type: cloud``;
+- constraints ``distance_to_location`` (``"< 100 km"``: a limit),
+  ``vim_fit`` (``request: {vCPU, Memory, Storage}``: one instance of
+  that size must fit, plus our optional ``count``) and, our extension,
+  ``cloud_selection_policy`` (``properties.policy``: the seed's policy;
+  optional ``flavor`` and ``count``);
+- ``optimization``: ``minimize`` a ``sum`` of ``distance_between`` and
+  our ``cloud_cost`` terms, bare or in ``product`` with a weight.
+
+Anything else (``hpa``, ``zone``, ``attribute`` constraints, the
+``hpa_score`` function...) is refused by name, never silently ignored:
+a plan we cannot honour must not be answered as if we had.
+"""
+
+import dataclasses
+import math
+import re
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from placement_ext import exception
+from placement_ext.decision import homing
+
+SUPPORTED_CONSTRAINTS = ('distance_to_location', 'vim_fit',
+                         'cloud_selection_policy')
+_DISTANCE = re.compile(r'^\s*(<=?)\s*([0-9]+(?:\.[0-9]+)?)\s*(km|mi)?\s*$')
+_KM_PER_MILE = 1.609344
+_MB_PER = {'MB': 1, 'GB': 1024, 'TB': 1024 * 1024}
+_GB_PER = {'GB': 1, 'TB': 1024}
+DEFAULT_POLICY = {'content': {'cloud-cost-evaluation': False,
+                              'cloud-deployment-intent': {}}}
+INVENTORY_PROVIDER = 'placement_ext'
+
+
+@dataclasses.dataclass
+class DemandRequest:
+    """What one demand asks: a selection request without candidates."""
+
+    name: str
+    service_resource_id: str | None = None
+    policy: dict = dataclasses.field(
+        default_factory=lambda: dict(DEFAULT_POLICY))
+    demand: dict = dataclasses.field(default_factory=dict)
+    customer_location: dict | None = None
+    max_distance_km: float | None = None
+    weights: dict = dataclasses.field(
+        default_factory=lambda: {'distance': 0.0, 'cost': 0.0})
+
+    def selection_request(self, candidates: list[dict]) -> dict:
+        """The ``schemas.homing.SELECTION_REQUEST`` of this demand."""
+        if not self.demand:
+            raise exception.InvalidInput(
+                field=f'template.demands.{self.name}',
+                reason='has no size: give it a vim_fit constraint or a '
+                       'cloud_selection_policy constraint with a flavor')
+        request = {
+            'policy': self.policy, 'candidates': candidates,
+            'customer_location': self.customer_location or
+            {'latitude': 0.0, 'longitude': 0.0},
+            'weights': self.weights, 'demand': self.demand}
+        if self.max_distance_km is not None:
+            request['max_distance_km'] = self.max_distance_km
+        return request
+
+
+def translate(template: Mapping) -> list[DemandRequest]:
+    """One request per demand of a HAS ``template``.
+
+    :raises InvalidInput: naming the template field and the reason.
+    """
+    params = _mapping(template.get('parameters', {}), 'template.parameters')
+    resolve = _Resolver(params)
+    locations = _locations(template.get('locations', {}), resolve)
+    demands = _mapping(template.get('demands'), 'template.demands')
+    if not demands:
+        raise exception.InvalidInput(field='template.demands',
+                                     reason='must name at least one demand')
+    requests = {name: _demand(name, entries)
+                for name, entries in demands.items()}
+    constraints = _mapping(template.get('constraints', {}),
+                           'template.constraints')
+    for name, constraint in constraints.items():
+        _apply_constraint(name, resolve(constraint), requests, locations)
+    _apply_optimization(resolve(template.get('optimization') or {}),
+                        requests, locations)
+    return list(requests.values())
+
+
+def recommendations(solved: Sequence[tuple[DemandRequest, homing.Selection]],
+                    limit: int) -> list[dict]:
+    """Up to ``limit`` solutions; solution k takes each demand's k-th
+    ranked region (demands are independent: each is exact)."""
+    depth = min((len(selection.ranked) for _, selection in solved),
+                default=0)
+    return [{request.name: _recommendation(request, selection.ranked[k])
+             for request, selection in solved}
+            for k in range(min(limit, depth))]
+
+
+def _recommendation(request: DemandRequest, ranked: homing.Ranked) -> dict:
+    region = ranked.region
+    candidate = {'inventory_type': 'cloud', 'candidate_id': region.name,
+                 'location_id': region.region_id,
+                 'cloud_owner': region.cloud_owner,
+                 'vim-id': region.vim_id}
+    if region.availability_zone:
+        candidate['availability_zone'] = region.availability_zone
+    attributes = {'cloud_type': region.cloud_type,
+                  'distance_km': round(ranked.distance_km, 3),
+                  'net_value': round(ranked.value, 3),
+                  'capacity': ranked.capacity.basis}
+    if ranked.cost is not None:
+        attributes['cost'] = ranked.cost.amount
+    entry = {'inventory_provider': INVENTORY_PROVIDER,
+             'candidate': candidate, 'attributes': attributes}
+    if request.service_resource_id:
+        entry['service_resource_id'] = request.service_resource_id
+    return entry
+
+
+class _Resolver:
+    """Replaces ``{"get_param": NAME}`` by the parameter's value."""
+
+    def __init__(self, params: Mapping) -> None:
+        self._params = params
+
+    def __call__(self, value: object, path: str = 'template') -> object:
+        if isinstance(value, Mapping):
+            if set(value) == {'get_param'}:
+                name = value['get_param']
+                if not isinstance(name, str) or name not in self._params:
+                    raise exception.InvalidInput(
+                        field=path, reason=f'get_param {name!r} is not a '
+                                           f'parameter of the template')
+                return self._params[name]
+            return {key: self(item, f'{path}.{key}')
+                    for key, item in value.items()}
+        if isinstance(value, list):
+            return [self(item, f'{path}[{index}]')
+                    for index, item in enumerate(value)]
+        return value
+
+
+def _mapping(value: object, field: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise exception.InvalidInput(field=field, reason='must be an object')
+    return value
+
+
+def _number(value: object, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise exception.InvalidInput(field=field, reason='must be a number')
+    try:
+        return float(value)
+    except ValueError:
+        raise exception.InvalidInput(
+            field=field, reason=f'{value!r} is not a number')
+
+
+def _locations(raw: object, resolve: _Resolver) -> dict:
+    locations = {}
+    for name, place in _mapping(raw, 'template.locations').items():
+        field = f'template.locations.{name}'
+        place = _mapping(resolve(place, field), field)
+        latitude = _number(place.get('latitude'), f'{field}.latitude')
+        longitude = _number(place.get('longitude'), f'{field}.longitude')
+        if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+            raise exception.InvalidInput(
+                field=field, reason='latitude must be within -90..90 and '
+                                    'longitude within -180..180')
+        locations[name] = {'latitude': latitude, 'longitude': longitude}
+    return locations
+
+
+def _demand(name: str, entries: object) -> DemandRequest:
+    field = f'template.demands.{name}'
+    if not isinstance(entries, list) or len(entries) != 1 or \
+            not isinstance(entries[0], Mapping):
+        raise exception.InvalidInput(
+            field=field, reason='must be a list of exactly one inventory '
+                                'entry')
+    entry = entries[0]
+    if entry.get('inventory_type', 'cloud') != 'cloud':
+        raise exception.InvalidInput(
+            field=f'{field}[0].inventory_type',
+            reason=f'{entry.get("inventory_type")!r} is not supported; '
+                   f'only cloud regions are homed here')
+    return DemandRequest(name, entry.get('service_resource_id'))
+
+
+def _targets(name: str, constraint: Mapping,
+             requests: Mapping[str, DemandRequest]
+             ) -> list[DemandRequest]:
+    demands = constraint.get('demands')
+    field = f'template.constraints.{name}.demands'
+    if not isinstance(demands, list) or not demands:
+        raise exception.InvalidInput(field=field,
+                                     reason='must list the demands')
+    unknown = [d for d in demands if d not in requests]
+    if unknown:
+        raise exception.InvalidInput(
+            field=field, reason=f'{unknown[0]!r} is not a demand')
+    return [requests[demand] for demand in demands]
+
+
+def _apply_constraint(name: str, constraint: object,
+                      requests: Mapping[str, DemandRequest],
+                      locations: Mapping[str, dict]) -> None:
+    field = f'template.constraints.{name}'
+    constraint = _mapping(constraint, field)
+    kind = constraint.get('type')
+    if kind not in SUPPORTED_CONSTRAINTS:
+        raise exception.InvalidInput(
+            field=f'{field}.type',
+            reason=f'{kind!r} is not supported (supported: '
+                   f'{", ".join(SUPPORTED_CONSTRAINTS)})')
+    properties = _mapping(constraint.get('properties', {}),
+                          f'{field}.properties')
+    targets = _targets(name, constraint, requests)
+    if kind == 'distance_to_location':
+        limit, location = _distance_limit(properties, locations, field)
+        for request in targets:
+            request.max_distance_km = limit if request.max_distance_km \
+                is None else min(limit, request.max_distance_km)
+            request.customer_location = request.customer_location or \
+                location
+    elif kind == 'vim_fit':
+        size = _vim_fit_size(properties, f'{field}.properties')
+        for request in targets:
+            request.demand = dict(request.demand, **size)
+    else:
+        for request in targets:
+            _apply_policy(request, properties, f'{field}.properties')
+
+
+def _distance_limit(properties: Mapping, locations: Mapping[str, dict],
+                    field: str) -> tuple[float, dict]:
+    location = properties.get('location')
+    if location not in locations:
+        raise exception.InvalidInput(
+            field=f'{field}.properties.location',
+            reason=f'{location!r} is not one of the template\'s locations')
+    match = _DISTANCE.match(str(properties.get('distance', '')))
+    if not match:
+        raise exception.InvalidInput(
+            field=f'{field}.properties.distance',
+            reason='must read "< N km" or "<= N km" (only an upper limit '
+                   'can drop a region)')
+    value = float(match.group(2))
+    if match.group(3) == 'mi':
+        value *= _KM_PER_MILE
+    return value, locations[location]
+
+
+def _vim_fit_size(properties: Mapping, field: str) -> dict:
+    request = _mapping(properties.get('request'), f'{field}.request')
+    size = {'vcpus': int(_number(request.get('vCPU'),
+                                 f'{field}.request.vCPU'))}
+    for key, target, units in (('Memory', 'memory_mb', _MB_PER),
+                               ('Storage', 'disk_gb', _GB_PER)):
+        if key in request:
+            size[target] = _quantity(request[key], units,
+                                     f'{field}.request.{key}')
+    if 'count' in properties:
+        size['count'] = int(_number(properties['count'], f'{field}.count'))
+    return size
+
+
+def _quantity(value: object, units: Mapping[str, int], field: str) -> int:
+    """``{"quantity": 4, "unit": "GB"}``, or a bare number of GB (HAS
+    drops the unit too), in the unit whose factor is 1."""
+    unit = 'GB'
+    if isinstance(value, Mapping):
+        unit = str(value.get('unit', 'GB')).upper()
+        value = value.get('quantity')
+    if unit not in units:
+        raise exception.InvalidInput(
+            field=f'{field}.unit',
+            reason=f'{unit!r} is not one of {", ".join(units)}')
+    return math.ceil(_number(value, field) * units[unit])
+
+
+def _apply_policy(request: DemandRequest, properties: Mapping,
+                  field: str) -> None:
+    request.policy = _mapping(properties.get('policy'), f'{field}.policy')
+    if 'flavor' in properties:
+        request.demand = dict(request.demand, flavor=properties['flavor'])
+    if 'count' in properties:
+        request.demand = dict(request.demand, count=int(_number(
+            properties['count'], f'{field}.count')))
+
+
+def _apply_optimization(optimization: Mapping,
+                        requests: Mapping[str, DemandRequest],
+                        locations: Mapping[str, dict]) -> None:
+    if not optimization:
+        return
+    field = 'template.optimization'
+    for term in _objective_terms(optimization, field):
+        function, weight, args, where = term
+        if function == 'distance_between':
+            location, demand = _distance_args(args, locations, requests,
+                                              where)
+            requests[demand].weights['distance'] += weight
+            requests[demand].customer_location = locations[location]
+        elif function == 'cloud_cost':
+            demand = args[0] if isinstance(args, list) and args else None
+            if demand not in requests:
+                raise exception.InvalidInput(
+                    field=where, reason=f'{demand!r} is not a demand')
+            requests[demand].weights['cost'] += weight
+        else:
+            raise exception.InvalidInput(
+                field=where, reason=f'{function!r} is not supported '
+                                    f'(supported: distance_between, '
+                                    f'cloud_cost)')
+
+
+def _objective_terms(optimization: Mapping, field: str) -> list[tuple]:
+    """(function, weight, args, field) of every term of the sum."""
+    if 'operation_function' in optimization:  # 2020-08-13
+        if optimization.get('goal', 'minimize') != 'minimize':
+            raise exception.InvalidInput(field=f'{field}.goal',
+                                         reason='only minimize is supported')
+        function = _mapping(optimization['operation_function'],
+                            f'{field}.operation_function')
+        if function.get('operator', 'sum') != 'sum':
+            raise exception.InvalidInput(
+                field=f'{field}.operation_function.operator',
+                reason='only sum is supported')
+        terms = []
+        for index, operand in enumerate(function.get('operands', [])):
+            where = f'{field}.operation_function.operands[{index}]'
+            operand = _mapping(operand, where)
+            params = _mapping(operand.get('params', {}), f'{where}.params')
+            args = [params.get('location'), params.get('demand')] \
+                if operand.get('function') == 'distance_between' \
+                else [params.get('demand')]
+            terms.append((operand.get('function'),
+                          _number(operand.get('weight', 1.0),
+                                  f'{where}.weight'), args, where))
+        return terms
+    total = _mapping(optimization.get('minimize'), f'{field}.minimize')
+    operands = total.get('sum')
+    if not isinstance(operands, list):
+        raise exception.InvalidInput(field=f'{field}.minimize.sum',
+                                     reason='must be a list of terms')
+    return [_legacy_term(operand, f'{field}.minimize.sum[{index}]')
+            for index, operand in enumerate(operands)]
+
+
+def _legacy_term(operand: object, where: str) -> tuple:
+    operand = _mapping(operand, where)
+    weight = 1.0
+    if 'product' in operand:
+        product = operand['product']
+        if not isinstance(product, list) or len(product) != 2:
+            raise exception.InvalidInput(
+                field=f'{where}.product',
+                reason='must be [weight, {function: args}]')
+        weight = _number(product[0], f'{where}.product[0]')
+        operand = _mapping(product[1], f'{where}.product[1]')
+    if len(operand) != 1:
+        raise exception.InvalidInput(field=where,
+                                     reason='must hold exactly one function')
+    (function, args), = operand.items()
+    return function, weight, args, where
+
+
+def _distance_args(args: object, locations: Mapping, requests: Mapping,
+                   where: str) -> tuple[str, str]:
+    if not isinstance(args, list) or len(args) != 2:
+        raise exception.InvalidInput(
+            field=where, reason='distance_between takes [location, demand]')
+    location, demand = args
+    if location not in locations:
+        raise exception.InvalidInput(
+            field=where, reason=f'{location!r} is not a location')
+    if demand not in requests:
+        raise exception.InvalidInput(
+            field=where, reason=f'{demand!r} is not a demand')
+    return location, demand

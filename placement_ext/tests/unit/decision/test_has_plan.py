@@ -1,0 +1,179 @@
+"""ONAP HAS templates in, our selection requests out; recommendations."""
+
+import copy
+
+import testtools
+
+from placement_ext import exception
+from placement_ext.decision import has_plan
+from placement_ext.decision import homing
+
+# csit/tests/has/data/plan_with_vim_fit.json of onap/archived-optf-has,
+# with a cost term and our policy constraint added
+TEMPLATE = {
+    'homing_template_version': '2017-10-10',
+    'parameters': {'customer_lat': 45.395968, 'customer_long': -71.135344,
+                   'REQUIRED_MEM': 4, 'REQUIRED_DISK': 100},
+    'locations': {'customer_loc': {
+        'latitude': {'get_param': 'customer_lat'},
+        'longitude': {'get_param': 'customer_long'}}},
+    'demands': {'vG': [{'inventory_provider': 'aai',
+                        'inventory_type': 'cloud',
+                        'service_resource_id': 'vG-svc'}]},
+    'constraints': {
+        'constraint_vg_customer': {
+            'type': 'distance_to_location', 'demands': ['vG'],
+            'properties': {'distance': '< 100 km',
+                           'location': 'customer_loc'}},
+        'check_cloud_capacity': {
+            'type': 'vim_fit', 'demands': ['vG'],
+            'properties': {'controller': 'multicloud', 'request': {
+                'vCPU': 10,
+                'Memory': {'quantity': {'get_param': 'REQUIRED_MEM'},
+                           'unit': 'GB'},
+                'Storage': {'quantity': {'get_param': 'REQUIRED_DISK'},
+                            'unit': 'GB'}}}}},
+    'optimization': {'minimize': {'sum': [
+        {'distance_between': ['customer_loc', 'vG']},
+        {'product': [2, {'cloud_cost': ['vG']}]}]}},
+}
+POLICY = {'content': {'cloud-cost-evaluation': True,
+                      'cloud-deployment-intent': {
+                          'Infrastructure High Availability for VNF': True}}}
+
+
+def with_changes(**changes):
+    template = copy.deepcopy(TEMPLATE)
+    template.update(changes)
+    return template
+
+
+class TestTranslate(testtools.TestCase):
+
+    def test_the_csit_plan(self):
+        (request,) = has_plan.translate(TEMPLATE)
+        self.assertEqual('vG', request.name)
+        self.assertEqual('vG-svc', request.service_resource_id)
+        self.assertEqual({'vcpus': 10, 'memory_mb': 4096, 'disk_gb': 100},
+                         request.demand)
+        self.assertEqual(100, request.max_distance_km)
+        self.assertEqual({'latitude': 45.395968, 'longitude': -71.135344},
+                         request.customer_location)
+        self.assertEqual({'distance': 1.0, 'cost': 2.0}, request.weights)
+        self.assertEqual(has_plan.DEFAULT_POLICY, request.policy)
+        selection = request.selection_request([{'region_id': 'r'}])
+        self.assertEqual([{'region_id': 'r'}], selection['candidates'])
+        self.assertEqual(100, selection['max_distance_km'])
+
+    def test_policy_constraint_with_flavor_and_count(self):
+        template = with_changes(constraints={'intent': {
+            'type': 'cloud_selection_policy', 'demands': ['vG'],
+            'properties': {'policy': POLICY, 'flavor': 'm1.vgw',
+                           'count': 3}}})
+        (request,) = has_plan.translate(template)
+        self.assertEqual(POLICY, request.policy)
+        self.assertEqual({'flavor': 'm1.vgw', 'count': 3}, request.demand)
+        self.assertIsNone(request.max_distance_km)
+
+    def test_generic_objective_and_miles(self):
+        template = with_changes(optimization={
+            'goal': 'minimize', 'operation_function': {
+                'operator': 'sum', 'operands': [
+                    {'function': 'distance_between', 'weight': 3,
+                     'params': {'demand': 'vG',
+                                'location': 'customer_loc'}},
+                    {'function': 'cloud_cost', 'weight': 0.5,
+                     'params': {'demand': 'vG'}}]}})
+        template['constraints']['constraint_vg_customer']['properties'][
+            'distance'] = '<= 10 mi'
+        (request,) = has_plan.translate(template)
+        self.assertEqual({'distance': 3.0, 'cost': 0.5}, request.weights)
+        self.assertAlmostEqual(16.09344, request.max_distance_km)
+
+    def test_memory_units(self):
+        template = copy.deepcopy(TEMPLATE)
+        fit = template['constraints']['check_cloud_capacity']['properties']
+        fit['request']['Memory'] = {'quantity': 512, 'unit': 'MB'}
+        fit['request']['Storage'] = 1.5   # a bare number is GB
+        fit['count'] = 2
+        (request,) = has_plan.translate(template)
+        self.assertEqual({'vcpus': 10, 'memory_mb': 512, 'disk_gb': 2,
+                          'count': 2}, request.demand)
+
+    def test_what_we_cannot_honour_is_refused_by_name(self):
+        hpa = with_changes()
+        hpa['constraints']['hpa'] = {'type': 'hpa', 'demands': ['vG'],
+                                     'properties': {}}
+        greater = with_changes()
+        greater['constraints']['constraint_vg_customer']['properties'][
+            'distance'] = '> 100 km'
+        score = with_changes(optimization={'minimize': {'sum': [
+            {'product': [200, {'hpa_score': ['vG']}]}]}})
+        service = with_changes(demands={'vG': [
+            {'inventory_type': 'service'}]})
+        for template, field, reason in (
+                (hpa, 'template.constraints.hpa.type', "'hpa' is not"),
+                (greater, 'template.constraints.constraint_vg_customer'
+                          '.properties.distance', 'upper limit'),
+                (score, 'template.optimization.minimize.sum[0]',
+                 "'hpa_score' is not supported"),
+                (service, 'template.demands.vG[0].inventory_type',
+                 'only cloud regions')):
+            error = self.assertRaises(exception.InvalidInput,
+                                      has_plan.translate, template)
+            self.assertEqual(field, error.field)
+            self.assertIn(reason, error.reason)
+
+    def test_bad_references(self):
+        for template, field in (
+                (with_changes(parameters={}),
+                 'template.locations.customer_loc.latitude'),
+                (with_changes(demands={}), 'template.demands'),
+                (with_changes(optimization={'minimize': {'sum': [
+                    {'distance_between': ['nowhere', 'vG']}]}}),
+                 'template.optimization.minimize.sum[0]'),
+                (with_changes(constraints={'c': {
+                    'type': 'vim_fit', 'demands': ['vX'],
+                    'properties': {}}}), 'template.constraints.c.demands')):
+            error = self.assertRaises(exception.InvalidInput,
+                                      has_plan.translate, template)
+            self.assertEqual(field, error.field)
+
+    def test_a_demand_without_size_is_refused_when_solved(self):
+        (request,) = has_plan.translate(with_changes(constraints={}))
+        error = self.assertRaises(exception.InvalidInput,
+                                  request.selection_request, [])
+        self.assertEqual('template.demands.vG', error.field)
+
+
+class TestRecommendations(testtools.TestCase):
+
+    def ranked(self, name, value):
+        region = homing.Region('Owner', name, 'OpenStack', 0, 0,
+                               availability_zone='AZ-1')
+        return homing.Ranked(region, 12.3456, homing.Cost(5, 'fixed'),
+                             value, homing.Capacity(3, '3 fit'))
+
+    def test_solutions_take_each_demands_kth_region(self):
+        a = has_plan.DemandRequest('vG', 'svc-1')
+        b = has_plan.DemandRequest('vDNS')
+        solved = [
+            (a, homing.Selection((self.ranked('r1', 1),
+                                  self.ranked('r2', 2)), ())),
+            (b, homing.Selection((self.ranked('r3', 1),), ()))]
+        (solution,) = has_plan.recommendations(solved, limit=3)
+        self.assertEqual({
+            'inventory_provider': 'placement_ext',
+            'service_resource_id': 'svc-1',
+            'candidate': {'inventory_type': 'cloud',
+                          'candidate_id': 'Owner_r1/AZ-1',
+                          'location_id': 'r1', 'cloud_owner': 'Owner',
+                          'vim-id': 'Owner_r1',
+                          'availability_zone': 'AZ-1'},
+            'attributes': {'cloud_type': 'OpenStack', 'distance_km': 12.346,
+                           'net_value': 1, 'capacity': '3 fit',
+                           'cost': 5}}, solution['vG'])
+        self.assertEqual('r3', solution['vDNS']['candidate']['location_id'])
+        self.assertEqual(2, len(has_plan.recommendations(solved[:1], 5)))
+        self.assertEqual([], has_plan.recommendations(
+            [(a, homing.Selection((), ()))], 5))
