@@ -32,7 +32,8 @@ def select(conf: cfg.ConfigOpts, request: dict,
     """
     selection, calls = _selection(conf, request, clients)
     selection.require_best()
-    return dict(selection.to_dict(), calls=calls)
+    return dict(selection.to_dict(request.get('ranking_size', 10)),
+                calls=calls)
 
 
 def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,

@@ -127,15 +127,19 @@ class Region:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> 'Region':
-        return cls(**{field.name: data.get(field.name)
-                      for field in dataclasses.fields(cls)
-                      if field.name in data})
+        return cls(data['cloud_owner'], data['region_id'],
+                   data['cloud_type'], data['latitude'], data['longitude'],
+                   data.get('availability_zone'), data.get('project'))
 
     def to_dict(self) -> dict:
-        data = {'name': self.name, 'vim_id': self.vim_id}
-        data.update((key, value)
-                    for key, value in dataclasses.asdict(self).items()
-                    if value is not None)
+        data = {'name': self.name, 'vim_id': self.vim_id,
+                'cloud_owner': self.cloud_owner,
+                'region_id': self.region_id, 'cloud_type': self.cloud_type,
+                'latitude': self.latitude, 'longitude': self.longitude}
+        if self.availability_zone is not None:
+            data['availability_zone'] = self.availability_zone
+        if self.project is not None:
+            data['project'] = self.project
         return data
 
 
@@ -304,10 +308,14 @@ class Selection:
     def best(self) -> Ranked | None:
         return self.ranked[0] if self.ranked else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self, ranking_size: int | None = None) -> dict:
+        """The best region, the first ``ranking_size`` of the ranking
+        (all when None) and every dropped region with its reason."""
         best = self.best
         return {'selected': best.to_dict() if best else None,
-                'ranked': [entry.to_dict() for entry in self.ranked],
+                'ranked': [entry.to_dict()
+                           for entry in self.ranked[:ranking_size]],
+                'ranked_total': len(self.ranked),
                 'dropped': [entry.to_dict() for entry in self.dropped]}
 
     def require_best(self) -> Ranked:
@@ -335,11 +343,20 @@ def select(intent: Intent, candidates: Sequence[Region], *,
     """Rank the candidates that pass every check; see the module doc."""
     _refuse_duplicates(candidates)
     ranked, dropped = [], []
+    # zones of one region share its policy verdict and its cost
+    policy_reasons, region_costs = {}, {}
     for region in candidates:
+        key = (region.cloud_owner, region.region_id, region.cloud_type)
+        if key not in policy_reasons:
+            policy_reasons[key] = _policy_reason(intent, region,
+                                                 capabilities)
+        reason = policy_reasons[key]
+        if reason is not None:
+            dropped.append(Dropped(region, reason))
+            continue
         distance = great_circle_km(*customer, region.latitude,
                                    region.longitude)
-        reason = _policy_reason(intent, region, capabilities) or \
-            _distance_reason(distance, max_distance_km)
+        reason = _distance_reason(distance, max_distance_km)
         room = None
         if reason is None:
             room = capacity(region)
@@ -349,9 +366,13 @@ def select(intent: Intent, candidates: Sequence[Region], *,
         if reason is not None:
             dropped.append(Dropped(region, reason))
             continue
-        cost = costs.cost(region, intent, service=demand.service,
-                          instance_type=demand.instance_type) \
-            if intent.cost_evaluation else None
+        cost = None
+        if intent.cost_evaluation:
+            if key not in region_costs:
+                region_costs[key] = costs.cost(
+                    region, intent, service=demand.service,
+                    instance_type=demand.instance_type)
+            cost = region_costs[key]
         value = weights.distance * distance + \
             (weights.cost * cost.amount if cost else 0.0)
         ranked.append(Ranked(region, distance, cost, value, room))

@@ -100,6 +100,7 @@ def run_showcase(conf: object, transport: object, status: dict) -> None:
     showcase.say('Another tenant fills AZ-1')
     showcase.fill_zone(conn, 'AZ-1',
                        count=showcase.vdu_small_fits(status['zones']['AZ-1']))
+    showcase.home(conductor, context)
     op = showcase.instantiate(conductor, context)
     showcase.draw(conn, op, BASE / 'placement.svg')
 

@@ -59,6 +59,44 @@ def fill_zone(conn: openstack.connection.Connection, zone: str,
     print(f'  {count} servers of another tenant now fill {zone}')
 
 
+# candidate regions for the homing step: the cloud's zones as regions in
+# three cities, and a public cloud region
+HOMING_CANDIDATES = [
+    {'cloud_owner': 'MiniCloud', 'region_id': 'RegionOne',
+     'cloud_type': 'OpenStack', 'availability_zone': zone,
+     'latitude': latitude, 'longitude': longitude}
+    for zone, latitude, longitude in (('AZ-1', 48.86, 2.35),
+                                      ('AZ-2', 50.85, 4.35),
+                                      ('AZ-3', 52.37, 4.90))] + [
+    {'cloud_owner': 'Azure', 'region_id': 'westeurope', 'cloud_type': 'Azure',
+     'latitude': 52.37, 'longitude': 4.90}]
+
+
+def home(conductor: conductor_rpcapi.ConductorAPI,
+         context: pe_context.RequestContext) -> None:
+    say('Cloud selection (homing): where should 2 anti-affine vdu.small '
+        'go, for a customer in Paris?')
+    request = {
+        'policy': {'content': {'vnfc': 'VDU', 'cloud-cost-evaluation': False,
+                               'cloud-deployment-intent': {
+                                   'Infrastructure High Availability for '
+                                   'VNF': True}}},
+        'candidates': HOMING_CANDIDATES,
+        'customer_location': {'latitude': 48.86, 'longitude': 2.35},
+        'demand': {'flavor': FLAVOR, 'count': 2}}
+    for region in HOMING_CANDIDATES:
+        where = region.get('availability_zone') or region['region_id']
+        print(f"  candidate {where} ({region['cloud_type']}) at "
+              f"{region['latitude']}, {region['longitude']}")
+    result = conductor.select_cloud(context, request)
+    for dropped in result['dropped']:
+        print(f"  dropped {dropped['region']}: {dropped['reason']}")
+    best = result['selected']
+    print(f"  chosen {best['region']['name']}: {best['distance_km']:.0f} km, "
+          f"{best['capacity']}")
+    print(f"  Nova and Placement calls: {json.dumps(result['calls'])}")
+
+
 def instantiate(conductor: conductor_rpcapi.ConductorAPI,
                 context: pe_context.RequestContext) -> dict:
     say('Instantiate a VNF granted into a full zone (AZ-1)')

@@ -19,7 +19,8 @@ cost, and the demand (a flavor and a count)::
    "weights": {"distance": 1, "cost": 2},
    "demand": {"flavor": "m1.small", "count": 2},   or a size:
               {"vcpus": 2, "memory_mb": 4096, "disk_gb": 20, "count": 2}
-   "max_distance_km": 1500}
+   "max_distance_km": 1500,
+   "ranking_size": 10}          how many ranked regions to show
 """
 
 from placement_ext.schemas import reselection
@@ -142,6 +143,9 @@ SELECTION_REQUEST = {
         },
         'demand': DEMAND,
         'max_distance_km': {'type': 'number', 'exclusiveMinimum': 0},
+        # how many of the ranked regions the answer lists (default 10)
+        'ranking_size': {'type': 'integer', 'minimum': 1,
+                         'maximum': MAX_CANDIDATES},
     },
     'required': ['policy', 'candidates', 'customer_location', 'demand'],
     'additionalProperties': False,
