@@ -124,9 +124,16 @@ def list_operations(database: db_api.Database,
 def set_state(database: db_api.Database, op: Operation, state: str, *,
               error: dict | None = None,
               placement: dict | None = None) -> Operation:
-    """Move ``op`` to ``state``; fails if someone else changed it."""
+    """Move ``op`` to ``state``; fails if someone else changed it.
+
+    A state nobody drives (terminal, FAILED_TEMP) also gives up the
+    owner in the same write, so an operation never shows as ended and
+    owned at once.
+    """
     values = {'state': state, 'state_entered_at': models.utcnow(),
               'error': error}
+    if state not in RUNNABLE_STATES:
+        values.update(owner=None, heartbeat_at=None)
     if placement is not None:
         values['placement'] = placement
     with database.writer() as session:

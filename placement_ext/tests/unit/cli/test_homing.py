@@ -232,9 +232,11 @@ class TestCli(base.CliTestCase):
             self.write('request.json', selection_request()), '-f', 'json')
         self.assertEqual((0, ''), (status, err))
         result = json.loads(out)
-        self.assertEqual('Owner_RegionOne/AZ-2',
+        # the nearest region: its whole cloud's hosts take 6
+        self.assertEqual('Owner_RegionTwo',
                          result['selected']['region']['name'])
-        self.assertEqual(3, len(result['dropped']))
+        self.assertEqual(2, len(result['dropped']))
+        self.assertEqual(2, result['ranked_total'])
 
     def test_select_exits_1_when_every_region_is_dropped(self):
         request = selection_request(demand={'flavor': 'm1.small',

@@ -91,6 +91,15 @@ class TestOwnership(db_tests.DbTestCase):
         self.assertTrue(op_obj.claim(self.db, self.op.id, 'b',
                                      self.stale_before))
 
+    def test_ending_gives_the_owner_up_in_the_same_write(self):
+        for state in (models.STATE_COMPLETED, models.STATE_FAILED_TEMP):
+            op_obj.claim(self.db, self.op.id, 'a', self.stale_before)
+            op = op_obj.get(self.db, self.op.id)
+            ended = op_obj.set_state(self.db, op, state)
+            self.assertEqual((None, None), (ended.owner, ended.heartbeat_at))
+            self.op = op_obj.set_state(self.db, ended,
+                                       models.STATE_PROCESSING)
+
     def test_ended_operation_cannot_be_claimed(self):
         op_obj.set_state(self.db, self.op, models.STATE_FAILED)
         self.assertFalse(op_obj.claim(self.db, self.op.id, 'a',

@@ -117,7 +117,8 @@ class TestRoundTrip(base.TestCase):
         expected = {
             conductor_manager.ConductorManager: {
                 'ping', 'echo', 'create_operation', 'run_operation',
-                'retry_operation', 'get_operation', 'list_operations'},
+                'retry_operation', 'get_operation', 'list_operations',
+                'select_cloud', 'realize_intent'},
             manager_manager.ReservationManager: {
                 'ping', 'echo', 'create_host', 'get_host', 'list_hosts',
                 'delete_host', 'create_lease', 'get_lease', 'list_leases',
