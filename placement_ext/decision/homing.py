@@ -21,6 +21,7 @@ Every dropped region keeps the reason it was dropped.
 """
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -114,12 +115,13 @@ class Region:
     availability_zone: str | None = None
     project: str | None = None
 
-    @property
+    # cached: a selection reads them several times per candidate
+    @functools.cached_property
     def vim_id(self) -> str:
         """``<cloud-owner>_<cloud-region-id>``, as ONAP names a VIM."""
         return f'{self.cloud_owner}_{self.region_id}'
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         """Unique among candidates: the VIM id, and the zone if any."""
         zone = self.availability_zone
