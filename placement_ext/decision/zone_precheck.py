@@ -30,13 +30,14 @@ Rules (``doc/source/reselection.rst``, "Checking capacity first"):
 3. The groups of a judged zone keep their zone in turn, pinned groups
    first, then in target order, while the zone's room lasts. The others
    must move.
-4. A group that must move goes to a zone the Grant allows (``zones``),
-   where none of its members failed and that has room for it after the
-   moves before it (no constraint without best effort names it: rule 1);
-   the best tier of reselection rules 5 and 6 first,
-   then ``capacity``: the most room left, fewest anti-affinity peers,
-   name; ``random``: uniformly with the given RNG. Without such a zone it
-   stays: the attempt will tell, as without the pre-check.
+4. The groups that must move go, largest first (then in target order),
+   each to a zone the Grant allows (``zones``) where none of its members
+   failed and that has room for it after the moves before it (no
+   constraint without best effort names it: rule 1); the best tier of
+   reselection rules 5 and 6 first, then ``capacity``: the most room
+   left, fewest anti-affinity peers, name; ``random``: uniformly with the
+   given RNG. Without such a zone it stays: the attempt will tell, as
+   without the pre-check.
 """
 
 import dataclasses
@@ -119,7 +120,8 @@ def precheck(request: PrecheckRequest,
     if strategy == zr.STRATEGY_RANDOM and rng is None:
         raise ValueError('the random strategy needs an rng')
     check = _Check(request, strategy, rng)
-    for group in check.overflowing():
+    # largest groups first: they are the hardest to place
+    for group in sorted(check.overflowing(), key=len, reverse=True):
         check.relocate(group)
     if not check.reasons:
         check.reasons.append('pre-check: every target fits where it is, '

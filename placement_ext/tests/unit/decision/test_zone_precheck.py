@@ -142,6 +142,17 @@ class TestPrecheckConstraints(testtools.TestCase):
             t.anti('VDU1-1', 'VDU2-0', fallback=False)])
         self.assertEqual({'VDU1-0': ('AZ-1', 'AZ-2')}, result.moved)
 
+    def test_largest_groups_are_placed_first(self):
+        # VDU1-0 first would take AZ-2 (most room) from the group of three
+        placement = {'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-1', 'VDU2-1': 'AZ-1',
+                     'VDU2-2': 'AZ-1'}
+        room = fits({'AZ-1': 0, 'AZ-2': 3, 'AZ-3': 1}, *placement)
+        result = check(placement, room, constraints=[
+            t.affinity('VDU2-0', 'VDU2-1', 'VDU2-2')])
+        self.assertEqual({'VDU1-0': 'AZ-3', 'VDU2-0': 'AZ-2',
+                          'VDU2-1': 'AZ-2', 'VDU2-2': 'AZ-2'},
+                         result.placement)
+
     def test_anti_affinity_peers_are_avoided_while_a_zone_fits(self):
         placement = {'VDU2-0': 'AZ-1', 'VDU2-1': 'AZ-2'}
         room = fits({'AZ-1': 0, 'AZ-2': 9, 'AZ-3': 1}, *placement)
