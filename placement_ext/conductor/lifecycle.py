@@ -177,7 +177,7 @@ class LifecycleRunner:
         result, decision = None, {'reasons': ['placement as granted']}
         if self._settings.precheck:
             result, decision = self._prechecked(op)
-        if not result or not result.moved:
+        if result is None:
             first = op.params['targets'][0]
             return op_obj.start_attempt(
                 self._db, op, vdu_id=first, zone=op.placement[first],

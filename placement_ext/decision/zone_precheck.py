@@ -42,6 +42,7 @@ Rules (``doc/source/reselection.rst``, "Checking capacity first"):
 
 import dataclasses
 import fractions
+import functools
 import math
 import random
 from collections.abc import Collection
@@ -133,6 +134,12 @@ def precheck(request: PrecheckRequest,
                          check.reasons)
 
 
+@functools.lru_cache(maxsize=1024)
+def _one_in(fits: int) -> Share:
+    """The share of a zone one instance takes when ``fits`` more fit."""
+    return fractions.Fraction(1, fits) if fits > 0 else math.inf
+
+
 class _Check:
     """One pre-check's state: placement, room left per zone, reasons."""
 
@@ -172,33 +179,34 @@ class _Check:
         here = ', '.join(zones_of)
         failed = {zone for name in group
                   for zone in self.request.failed.get(name, ())}
-        zones = [zone for zone in self.request.zones
-                 if zone not in failed and zone not in zones_of]
-        options = [(zone, effect) for zone, effect in zr.zone_options(
-                       group, zones, self.relations, self.reasons)
-                   if self._has_room(self._share(group, zone))]
+        shares = {zone: self._share(group, zone) for zone in self.request.zones
+                  if zone not in failed and zone not in zones_of}
+        fitting = [zone for zone, share in shares.items()
+                   if self._has_room(share)]
+        options = zr.zone_options(group, fitting, self.relations,
+                                  self.reasons)
         if not options:
             self._take(self._share(group, None))
             self.reasons.append(
                 f'pre-check: {names} do(es) not fit in {here}, and no zone '
                 f'the Grant allows is known to fit it: not moved')
             return
-        zone, effect = self._pick(zr.best_tier(options, names, self.reasons),
-                                  group)
-        share = self._share(group, zone)
+        pool = zr.best_tier(options, names, self.reasons)
+        zone, effect = self._pick(pool, shares)
         self.reasons.append(
             f'pre-check: {names}: {here} -> {zone} ({here} is known too '
-            f'small; {zone} has room: {self._left(zone, share)})')
+            f'small; {zone} has room: {self._left(zone, shares[zone])})')
         self.reasons.extend(effect.describe(names, zone))
         self.relations.move(group, zone)
-        self._take(share)
+        self._take(shares[zone])
 
     def _pick(self, pool: list[tuple[str, zc.MoveEffect]],
-              group: tuple[str, ...]) -> tuple[str, zc.MoveEffect]:
+              shares: Mapping[str, dict[str, Share]]
+              ) -> tuple[str, zc.MoveEffect]:
         if self.strategy == zr.STRATEGY_RANDOM:
             return self.rng.choice(sorted(pool, key=lambda item: item[0]))
         return min(pool, key=lambda item: (
-            -(self._room(item[0]) - self._share(group, item[0])[item[0]]),
+            -(self._room(item[0]) - shares[item[0]][item[0]]),
             len(item[1].anti_peers), item[0]))
 
     def _groups(self) -> list[tuple[str, ...]]:
@@ -229,8 +237,7 @@ class _Check:
             fits = self.request.fits.get(name, {}).get(where)
             if fits is None:
                 return None
-            one = fractions.Fraction(1, fits) if fits > 0 else math.inf
-            shares[where] = shares.get(where, 0) + one
+            shares[where] = shares.get(where, 0) + _one_in(fits)
         return shares
 
     def _room(self, zone: str) -> Share:
