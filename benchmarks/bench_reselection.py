@@ -4,7 +4,10 @@ Issue 4: attempts per successful deployment and time to success for the
 ``random`` and ``capacity`` strategies of
 :mod:`placement_ext.decision.zone_reselection`, over generated clouds of
 5 to 50 zones, 20 % to 80 % full, against the physical limit: one attempt
-whenever some placement fits.
+whenever some placement fits. Issue 15: each strategy also with the
+capacity pre-check (``[v2_vnfm] placement_az_precheck``,
+:mod:`placement_ext.decision.zone_precheck`), the variants named
+``<strategy>+precheck``; the plain names are the loop with it off.
 
 Model (simulated, no cloud):
 
@@ -30,6 +33,11 @@ Model (simulated, no cloud):
   the stack is not rolled back between attempts, the
   ``enable_rollback_stack`` default). ``capacity-stale``
   gets the same map with +-1 instance of error per zone.
+* With the pre-check, the same map for every target's flavor (for
+  ``random`` too: the pre-check reads Placement whatever the strategy)
+  before the first attempt and after each failure (then judging only the
+  zone that failed); the Grant lists every zone (``grant_zones``), and
+  every constraint is best effort, so every target may move.
 * Time is modelled, not measured: 4 s for the create and 5 s per update
   (Heat with ``action_retry_limit=0`` on the mini cloud,
   ``/work/shared/research/minicloud.md`` section 3); a failed attempt
@@ -46,7 +54,8 @@ Required: ``source`` (``simulated`` or ``real-cloud``), ``strategy``,
 ``feasible``, ``outcome`` (``success``, ``exhausted`` or ``limit``),
 ``attempts``, ``time_s``, ``time_basis`` (``modelled`` or ``measured``),
 ``broken_constraints``. Optional (the simulator's): ``grant_bound``,
-``decide_us``, ``moves_to_known_full``.
+``decide_us``, ``moves_to_known_full``, ``attempts_without`` (a
+``+precheck`` run: the attempts of the same scenario without it).
 
 Usage: ``python benchmarks/bench_reselection.py [--per-cell N] [--quick]
 [--max-reselections N] [--deadline S]``. Writes
@@ -66,6 +75,7 @@ import string
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -74,6 +84,7 @@ from placement_ext.conf import v2_vnfm
 from placement_ext.decision import heat_failure
 from placement_ext.decision import retry_policy
 from placement_ext.decision import zone_constraints as zc
+from placement_ext.decision import zone_precheck as zp
 from placement_ext.decision import zone_reselection as zr
 from placement_ext.sol import enums
 from placement_ext.sol import placement_constraint as pc
@@ -91,6 +102,11 @@ CREATE_S = 4.0
 UPDATE_S = 5.0
 FAILED_ATTEMPT_RETRY5_S = 86.6
 STRATEGIES = ('random', 'capacity', 'capacity-stale', 'capacity-unknown')
+# the same with [v2_vnfm] placement_az_precheck on (the plain names are
+# the loop with it off); with Placement unreadable it moves nothing, so
+# capacity-unknown has no such variant
+PRECHECK = '+precheck'
+VARIANTS = STRATEGIES + tuple(f'{s}{PRECHECK}' for s in STRATEGIES[:3])
 STALE_ERROR = 1  # instances, either way, per zone
 CAPACITY_ERROR = re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)
 HEAT_REASON = ('Resource {action} failed: ResourceInError: resources.{name}'
@@ -271,7 +287,7 @@ def placement_capacity(scenario: Scenario, built: Mapping[str, str],
 @dataclasses.dataclass
 class _Loop:
     scenario: Scenario
-    strategy: str
+    strategy: str       # a VARIANT
     placement: dict
     built: dict = dataclasses.field(default_factory=dict)
     failed: dict = dataclasses.field(default_factory=dict)
@@ -280,12 +296,23 @@ class _Loop:
     decide_s: float = 0.0
     known_full: int = 0  # moves to a zone the map said was too small
 
+    @property
+    def base(self) -> str:
+        """The strategy without the pre-check suffix."""
+        return self.strategy.removesuffix(PRECHECK)
+
+    @property
+    def precheck(self) -> bool:
+        return self.strategy.endswith(PRECHECK)
+
 
 def run_deployment(scenario: Scenario, strategy: str,
                    limits: retry_policy.RetryLimits | None = None) -> dict:
     """Deploy until success, ``exhausted`` or a limit; one run record."""
     limits = limits or retry_policy.RetryLimits()
     loop = _Loop(scenario, strategy, dict(scenario.granted))
+    if loop.precheck:
+        _precheck(loop, None)
     while True:
         loop.attempts += 1
         loop.elapsed += CREATE_S if loop.attempts == 1 else UPDATE_S
@@ -299,6 +326,8 @@ def run_deployment(scenario: Scenario, strategy: str,
             return _record(loop, 'limit')
         if not _reselect(loop, culprit):
             return _record(loop, 'exhausted')
+        if loop.precheck:
+            _precheck(loop, [loop.failed[culprit][-1]])
 
 
 def _record_failure(loop: _Loop, culprit: str) -> None:
@@ -313,15 +342,14 @@ def _record_failure(loop: _Loop, culprit: str) -> None:
 def _reselect(loop: _Loop, culprit: str) -> bool:
     """Move the failed VNFC's group; False when no zone is left."""
     scenario = loop.scenario
-    capacity = _capacity_map(loop, culprit)
+    capacity = _capacity_map(loop, culprit, for_strategy=True)
     began = time.perf_counter()
     result = zr.reselect(
         zr.ReselectionRequest(
             zones=scenario.zones, placement=loop.placement,
             targets=sorted(loop.placement), constraints=scenario.constraints,
             failed=loop.failed, capacity=capacity),
-        strategy=zr.STRATEGY_RANDOM if loop.strategy == 'random'
-        else zr.STRATEGY_CAPACITY,
+        strategy=_strategy(loop),
         rng=random.Random(f'{scenario.seed}:{loop.attempts}'))
     loop.decide_s += time.perf_counter() - began
     if result.exhausted or not result.moved:
@@ -334,14 +362,56 @@ def _reselect(loop: _Loop, culprit: str) -> bool:
     return True
 
 
-def _capacity_map(loop: _Loop, culprit: str) -> dict[str, int] | None:
-    """What the conductor would pass: nothing for ``random`` and when
-    Placement cannot be read (``capacity-unknown``)."""
-    if loop.strategy in ('random', 'capacity-unknown'):
+def _strategy(loop: _Loop) -> str:
+    return zr.STRATEGY_RANDOM if loop.base == 'random' \
+        else zr.STRATEGY_CAPACITY
+
+
+def _precheck(loop: _Loop, judged: Sequence[str] | None) -> None:
+    """The conductor's pre-check (before the first attempt, ``judged``
+    None) or its known-full step after a failure. The NFVO's Grant lists
+    every zone (``grant_zones``)."""
+    scenario = loop.scenario
+    targets = sorted(loop.placement)
+    zones, _ = zp.allowed_zones(scenario.zones, scenario.zones,
+                                scenario.granted, targets)
+    fits = _room(loop)
+    began = time.perf_counter()
+    result = zp.precheck(
+        zp.PrecheckRequest(
+            zones=zones, placement=loop.placement, targets=targets,
+            fits=fits, constraints=scenario.constraints, failed=loop.failed,
+            judged=judged),
+        strategy=_strategy(loop),
+        rng=random.Random(f'{scenario.seed}:{loop.attempts}:precheck'))
+    loop.decide_s += time.perf_counter() - began
+    loop.placement = dict(result.placement)
+
+
+def _room(loop: _Loop) -> dict[str, dict[str, int]]:
+    """What the pre-check reads: each target's room, one Placement read
+    per flavor (``capacity-stale``: each off by up to one instance)."""
+    by_size = {size: _capacity_map(loop, name)
+               for name, size in sorted(loop.scenario.size.items())}
+    return {name: by_size[size]
+            for name, size in loop.scenario.size.items()
+            if by_size[size] is not None}
+
+
+def _capacity_map(loop: _Loop, culprit: str,
+                  for_strategy: bool = False) -> dict[str, int] | None:
+    """What the conductor would read for ``culprit``'s flavor: nothing
+    when Placement cannot be read (``capacity-unknown``), and nothing
+    passed to ``random`` (``for_strategy``)."""
+    if loop.base == 'capacity-unknown' or (
+            for_strategy and loop.base == 'random'):
         return None
     capacity = placement_capacity(loop.scenario, loop.built, culprit)
-    if loop.strategy == 'capacity-stale':
-        noise = random.Random(f'{loop.scenario.seed}:noise:{loop.attempts}')
+    if loop.base == 'capacity-stale':
+        size = loop.scenario.size[culprit]
+        noise = random.Random(
+            f'{loop.scenario.seed}:noise:{loop.attempts}'
+            + (f':{size}' if not for_strategy else ''))
         capacity = {zone: max(0, fits + noise.randint(-STALE_ERROR,
                                                       STALE_ERROR))
                     for zone, fits in capacity.items()}
@@ -416,7 +486,20 @@ def summarize(runs: Iterable[Mapping]) -> dict:
         'decide_us_per_attempt': _mean(
             [r['decide_us'] / r['attempts']
              for r in _having(runs, 'decide_us')]),
+        # the same scenario without the pre-check (every deployment)
+        'more_than_without': _count(_having(runs, 'attempts_without'),
+                                    lambda r: r['attempts']
+                                    > r['attempts_without']),
+        'fewer_than_without': _count(_having(runs, 'attempts_without'),
+                                     lambda r: r['attempts']
+                                     < r['attempts_without']),
     }
+
+
+def _count(runs: Sequence[Mapping], test: Callable[[Mapping], bool]
+           ) -> int | None:
+    """How many of ``runs`` pass ``test``; None without any."""
+    return sum(map(test, runs)) if runs else None
 
 
 def _having(runs: Sequence[Mapping], key: str) -> list[Mapping]:
@@ -442,10 +525,16 @@ def run_cell(zone_count: int, fill: float, per_cell: int,
         facts = {'zones': zone_count, 'fill': fill,
                  'feasible': feasible(scenario),
                  'grant_bound': grant_bound(scenario)}
-        for strategy in STRATEGIES:
+        by = {}
+        for strategy in VARIANTS:
             run = run_deployment(scenario, strategy, limits)
             run.update(facts)
-            runs.append(run)
+            by[strategy] = run
+        for strategy, run in by.items():
+            if strategy.endswith(PRECHECK):
+                run['attempts_without'] = by[
+                    strategy.removesuffix(PRECHECK)]['attempts']
+        runs.extend(by.values())
     return runs
 
 
@@ -467,12 +556,22 @@ COLUMNS = (('feasible', 'feasible', '{}'), ('success_rate', 'ok %', '%'),
            ('time_median_s', 't med s', '{:.0f}'),
            ('time_p90_s', 't p90 s', '{:.0f}'),
            ('time_retry5_p90_s', 't p90 r5', '{:.0f}'),
-           ('broken_rate', 'broken %', '%'))
+           ('broken_rate', 'broken %', '%'),
+           ('more_than_without', '> off', '{}'),
+           ('fewer_than_without', '< off', '{}'))
 CELL_COLUMNS = (('feasible', 'feasible', '{}'),
                 ('one_attempt_rate', 'grant ok %', '%'),
                 ('grant_bound_mean', 'bound', '{:.2f}'))
+# short names: the page's format keys, and (with ``+pc``) its headers
 SHORT = {'random': 'rnd', 'capacity': 'cap', 'capacity-stale': 'stale',
-         'capacity-unknown': 'unknown'}
+         'capacity-unknown': 'unknown', f'random{PRECHECK}': 'rndpc',
+         f'capacity{PRECHECK}': 'cappc',
+         f'capacity-stale{PRECHECK}': 'stalepc'}
+
+
+def _header(variant: str) -> str:
+    short = SHORT[variant]
+    return short[:-2] + '+pc' if variant.endswith(PRECHECK) else short
 
 
 def _fmt(value: object, fmt: str) -> str:
@@ -502,8 +601,8 @@ def strategy_rows(summaries: Sequence[Mapping]) -> list[list[str]]:
 def cell_rows(summaries: Sequence[Mapping]) -> list[list[str]]:
     """One row per cell: mean (p90, max) attempts of each strategy."""
     header = ['zones', 'fill'] + [c[1] for c in CELL_COLUMNS] + [
-        f'{SHORT[s]} mean (p90, max)' for s in STRATEGIES] + [
-        f'{SHORT[s]} ok %' for s in STRATEGIES]
+        f'{_header(s)} mean (p90, max)' for s in VARIANTS] + [
+        f'{_header(s)} ok %' for s in VARIANTS]
     rows = [header]
     for (zones, fill), by in group(summaries, 'zones', 'fill').items():
         by = {s['strategy']: s for s in by}
@@ -513,8 +612,8 @@ def cell_rows(summaries: Sequence[Mapping]) -> list[list[str]]:
             + [_fmt(first[key], fmt) for key, _, fmt in CELL_COLUMNS]
             + [_fmt(by[s]['attempts_mean'], '{:.2f}')
                + f' ({by[s]["attempts_p90"]}, {by[s]["attempts_max"]})'
-               for s in STRATEGIES]
-            + [_fmt(by[s]['success_rate'], '%') for s in STRATEGIES])
+               for s in VARIANTS]
+            + [_fmt(by[s]['success_rate'], '%') for s in VARIANTS])
     return rows
 
 
@@ -567,7 +666,7 @@ def write_rst(document: Mapping, path: str) -> None:
               for name, summary in by.items()
               for key, value in summary.items()}
     for zones in (ZONE_COUNTS[0], ZONE_COUNTS[-1]):
-        for name in ('random', 'capacity'):
+        for name in ('random', 'capacity', f'capacity{PRECHECK}'):
             values[f'{SHORT[name]}{zones}'] = cells[
                 (zones, f'{round(100 * FILLS[-1])}%', name)]['attempts_mean']
     text = DashFormatter().format(RST, per_cell=document['per_cell'],
@@ -610,15 +709,44 @@ generated deployments in each of 16 cells (5, 10, 20 or 50 zones; 20, 40,
 ``zone_reselection.reselect`` as ``random``, ``capacity`` (exact capacity
 map), ``capacity-stale`` (map off by up to one instance per zone) and
 ``capacity-unknown`` (the ``capacity`` strategy when Placement cannot be
-read). {cap_feasible} deployments have a placement that fits (the physical
+read), each but the last also with the capacity pre-check
+(``+precheck``, ``[v2_vnfm] placement_az_precheck``, the default; the
+plain names are the loop with it off, the specification's behaviour).
+{cap_feasible} deployments have a placement that fits (the physical
 limit: one attempt); {cap_infeasible} have none and are left out below
 (finding that out takes {cap_infeasible_attempts_mean:.1f} attempts with
 ``capacity``, {rnd_infeasible_attempts_mean:.1f} with ``random``). The grant
-is not capacity-aware, so the first attempt is the same for every
-strategy. Times are modelled (4 s create, 5 s per update: Heat with
-``action_retry_limit=0`` on the mini cloud), not measured.
+is not capacity-aware, so without the pre-check the first attempt is the
+same for every strategy. Times are modelled (4 s create, 5 s per update:
+Heat with ``action_retry_limit=0`` on the mini cloud), not measured.
 
-**How close ``capacity`` gets to one attempt.** {cap_attempts_mean:.2f}
+**With the pre-check.** Before the first attempt the conductor reads
+each target's room from Placement and moves the targets that cannot fit
+to a zone the Grant allows (here every zone) where they fit; after a
+failure it also moves the other targets of the zone Heat found full.
+``capacity`` then needs {cappc_attempts_mean:.3f} attempts per successful
+deployment (p90 {cappc_attempts_p90}, max {cappc_attempts_max};
+{cappc_one_attempt_rate:.1%} of feasible deployments done at the first
+attempt), ``random`` {rndpc_attempts_mean:.3f} (max {rndpc_attempts_max}),
+against {cap_attempts_mean:.2f} and {rnd_attempts_mean:.2f} without it; in
+the 80% cells {cappc5:.3f} with 5 zones and {cappc50:.3f} with 50. Its
+moves break a best-effort constraint in {cappc_broken_rate:.1%} of
+successes ({cap_broken_rate:.1%} without). Scenario by
+scenario, ``capacity+precheck`` needs more attempts than ``capacity`` in
+{cappc_more_than_without} of {cappc_deployments} deployments (fewer in
+{cappc_fewer_than_without}), ``random+precheck`` more than ``random`` in
+{rndpc_more_than_without}. A deployment still needs more than one attempt
+when some group fits no zone the Grant allows (mostly an affinity group
+larger than any zone's room): the pre-check leaves it where it is and the
+loop finds that out as before. With a map off by one instance
+(``capacity-stale+precheck``) the mean is {stalepc_attempts_mean:.2f}
+(max {stalepc_attempts_max}), but {stalepc_more_than_without} deployments
+need more attempts than without the pre-check: it moved a VNFC into a
+zone the map wrongly said had room, and the next (also wrong) map sent it
+back to the zone it had left.
+
+**How close ``capacity`` gets to one attempt without the pre-check.**
+{cap_attempts_mean:.2f}
 attempts per successful deployment on average (p90 {cap_attempts_p90}, max
 {cap_attempts_max}), against {rnd_attempts_mean:.2f} for ``random`` (p90
 {rnd_attempts_p90}, max {rnd_attempts_max}); ``capacity-stale``
@@ -658,7 +786,8 @@ Columns: deployments with a fitting placement; success rate among them;
 attempts per successful deployment (median, p90, max, mean); share done at
 the first attempt; share within the bound; modelled time to success
 (``r5``: with ``action_retry_limit=5``); share of successes that break a
-best-effort constraint.
+best-effort constraint; for a ``+precheck`` variant, deployments needing
+more (``> off``) and fewer (``< off``) attempts than without it.
 
 """
 

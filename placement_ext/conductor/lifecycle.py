@@ -5,7 +5,11 @@ create or update with the current placement; on a capacity failure, mark
 the zone failed for the VNFC Heat names, ask
 :mod:`placement_ext.decision.zone_reselection` for a new placement and
 try again, until success, no zone is left, or a limit is reached. Any
-other failure ends the operation at once with Heat's text.
+other failure ends the operation at once with Heat's text. With
+``[v2_vnfm] placement_az_precheck``,
+:mod:`placement_ext.decision.zone_precheck` first moves the targets
+Placement says cannot fit where they were granted, and after a failure
+the other targets of the zone Heat found full.
 
 Every try is an attempt row written before it is sent, so a conductor
 that stops half-way resumes the operation without repeating a failed
@@ -24,11 +28,13 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.conductor import stack_request
+from placement_ext.conductor import zone_inputs
 from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.decision import heat_failure
 from placement_ext.decision import regrant
 from placement_ext.decision import retry_policy
+from placement_ext.decision import zone_precheck
 from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.objects import operation as op_obj
@@ -47,6 +53,7 @@ class Settings:
     rollback: bool = False
     restrict_to_grant: bool = False
     regrant: bool = False
+    precheck: bool = True
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'Settings':
@@ -60,7 +67,8 @@ class Settings:
             stack_timeout_minutes=opts.openstack_vim_stack_create_timeout,
             rollback=opts.enable_rollback_stack,
             restrict_to_grant=opts.placement_az_restrict_to_grant,
-            regrant=opts.placement_regrant_before_move)
+            regrant=opts.placement_regrant_before_move,
+            precheck=opts.placement_az_precheck)
 
 
 class LifecycleRunner:
@@ -166,11 +174,69 @@ class LifecycleRunner:
                 and op.in_flight is None)
 
     def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
-        first = op.params['targets'][0]
-        return op_obj.start_attempt(
-            self._db, op, vdu_id=first, zone=op.placement[first],
-            placement=op.placement,
-            decision={'reasons': ['placement as granted']})
+        result, decision = None, {'reasons': ['placement as granted']}
+        if self._settings.precheck:
+            result, decision = self._prechecked(op)
+        if result is None:
+            first = op.params['targets'][0]
+            return op_obj.start_attempt(
+                self._db, op, vdu_id=first, zone=op.placement[first],
+                placement=op.placement, decision=decision)
+        return self._start_move(op, result, decision)
+
+    def _prechecked(self, op: op_obj.Operation) -> tuple:
+        """Move what cannot fit before the first attempt; return (result
+        or None, decision). Regranted like any move. Without flavors, or
+        with Nova or Placement unreadable, the grant goes as it is."""
+        params = op.params
+        granted = 'placement as granted'
+        if not any(stack_request.flavor_resources(params, vnfc)
+                   for vnfc in params['targets']):
+            return None, {'reasons': [
+                granted, 'pre-check: no target has a flavor in the '
+                         'request, so its room is unknown']}
+        seed = f'{op.id}:{len(op.attempts)}'
+        try:
+            zones, _ = self._zones.candidates(
+                params, self._settings.restrict_to_grant)
+            request = self._reselection_request(op, zones, None)
+            result, fits, note = self._precheck(op, request, None, seed)
+        except (exception.ServiceUnavailable, exception.ServiceError) as exc:
+            LOG.warning('Operation %(id)s: no capacity pre-check: '
+                        '%(detail)s', {'id': op.id, 'detail': exc.detail})
+            return None, {'reasons': [
+                granted, f'pre-check skipped: {exc.detail}']}
+        reasons = list(result.reasons) + [note]
+        if not result.moved:
+            return None, {'reasons': [granted, *reasons]}
+        grant = None
+        if self._settings.regrant:
+            result, grant = self._granted(op, request, result)
+            reasons = list(result.reasons) + [note]
+        return result, self._decision(result, seed, grant, None, zones,
+                                      reasons, {'precheck': True,
+                                                'room': fits})
+
+    def _precheck(self, op: op_obj.Operation,
+                  request: zone_reselection.ReselectionRequest,
+                  full_zone: str | None, seed: str) -> tuple:
+        """(result, room read, note) of a pre-check of ``request``'s
+        placement; after a failure only ``full_zone`` is judged."""
+        params = op.params
+        allowed, note = zone_precheck.allowed_zones(
+            request.zones, params.get('grant_zones'), params['placement'],
+            params['targets'])
+        fits = zone_inputs.capacity_by_target(self._zones,
+                                              list(request.zones), params)
+        result = zone_precheck.precheck(
+            zone_precheck.PrecheckRequest(
+                zones=allowed, placement=request.placement,
+                targets=request.targets, fits=fits,
+                constraints=request.constraints, failed=request.failed,
+                judged=None if full_zone is None else [full_zone]),
+            strategy=self._settings.strategy,
+            rng=random.Random(f'{seed}:precheck'))
+        return result, fits, note
 
     def _send_or_resume(self, op: op_obj.Operation, started: float
                         ) -> heat_driver.StackOutcome:
@@ -266,31 +332,68 @@ class LifecycleRunner:
         if self._settings.strategy == zone_reselection.STRATEGY_CAPACITY:
             capacity = self._zones.capacity(zones, params, failed_vnfc)
         seed = f'{op.id}:{len(op.attempts)}'
-        request = zone_reselection.ReselectionRequest(
-            zones=zones, placement=op.placement, targets=params['targets'],
-            constraints=stack_request.constraints(params),
-            failed=op.failed_zones, capacity=capacity)
+        request = self._reselection_request(op, zones, capacity)
         result = zone_reselection.reselect(
             request, strategy=self._settings.strategy,
             rng=random.Random(seed))
         if result.exhausted or not result.moved:
             return self._exhausted(op, 'no availability zone is left'), False
+        notes, extra = [note] if note else [], {}
+        if self._settings.precheck:
+            result, extra['room'], also = self._also_full(
+                op, request, result, op.placement[failed_vnfc], seed)
+            notes.append(also)
         grant = None
         if self._settings.regrant:
             result, grant = self._granted(op, request, result)
-        moved = sorted(result.moved)
+        decision = self._decision(result, seed, grant, capacity, zones,
+                                  list(result.reasons) + notes, extra)
+        return self._start_move(op, result, decision), True
+
+    def _also_full(self, op: op_obj.Operation,
+                   request: zone_reselection.ReselectionRequest,
+                   result: zone_reselection.ReselectionResult,
+                   full_zone: str, seed: str) -> tuple:
+        """After a capacity failure: also move the other targets of the
+        zone Heat found full; (result, room read, note)."""
+        moved = dataclasses.replace(request, placement=result.placement)
+        checked, fits, note = self._precheck(op, moved, full_zone, seed)
+        return zone_reselection.result_for(
+            request, checked.placement, False,
+            [*result.reasons, *checked.reasons]), fits, note
+
+    def _reselection_request(self, op: op_obj.Operation, zones: list[str],
+                             capacity: dict | None
+                             ) -> zone_reselection.ReselectionRequest:
+        params = op.params
+        return zone_reselection.ReselectionRequest(
+            zones=zones, placement=op.placement, targets=params['targets'],
+            constraints=stack_request.constraints(params),
+            failed=op.failed_zones, capacity=capacity)
+
+    def _decision(self, result: zone_reselection.ReselectionResult,
+                  seed: str, grant: dict | None, capacity: dict | None,
+                  zones: list[str], reasons: list[str],
+                  extra: dict | None = None) -> dict:
+        """The attempt's record of why the VNFCs moved (``extra``: the
+        pre-check's flag and the room it read, VNFC -> zone -> n)."""
         decision = {'strategy': self._settings.strategy, 'seed': seed,
-                    'grant': grant,
-                    'moved': result.moved,
+                    'grant': grant, 'moved': result.moved,
                     'broken': [c.to_dict() for c in result.broken],
                     'capacity': capacity, 'zones': list(zones),
-                    'reasons': list(result.reasons) + ([note] if note else [])}
+                    'reasons': reasons}
+        return {**decision, **(extra or {})}
+
+    def _start_move(self, op: op_obj.Operation,
+                    result: zone_reselection.ReselectionResult,
+                    decision: dict) -> op_obj.Operation:
+        moved = sorted(result.moved)
         LOG.info('Operation %(id)s: moving %(moved)s; %(reasons)s',
                  {'id': op.id, 'moved': result.moved,
                   'reasons': '; '.join(decision['reasons'])})
         return op_obj.start_attempt(
             self._db, op, vdu_id=moved[0], zone=result.placement[moved[0]],
-            placement=dict(result.placement), decision=decision), True
+            placement=dict(result.placement), decision=decision)
 
     def _granted(self, op: op_obj.Operation,
                  request: zone_reselection.ReselectionRequest,

@@ -58,3 +58,22 @@ class ZoneSource:
             LOG.warning('Zone capacity unavailable, ranking zones without '
                         'it: %s', exc.detail)
             return None
+
+
+def capacity_by_target(source: ZoneSource, zones: list[str], request: dict
+                       ) -> dict[str, dict[str, int]]:
+    """Target -> zone -> instances of its flavor that still fit, read once
+    per flavor through ``source.capacity``; targets whose room is unknown
+    are left out."""
+    by_flavor: dict[tuple, dict[str, int] | None] = {}
+    fits = {}
+    for vnfc in request['targets']:
+        resources = stack_request.flavor_resources(request, vnfc)
+        if not resources:
+            continue
+        key = tuple(sorted(resources.items()))
+        if key not in by_flavor:
+            by_flavor[key] = source.capacity(zones, request, vnfc)
+        if by_flavor[key] is not None:
+            fits[vnfc] = by_flavor[key]
+    return fits

@@ -84,6 +84,22 @@ invalid pattern is refused at start-up.
                        'Tacker specification.'),
         ],
         help='How the next availability zone is chosen after a failure.'),
+    cfg.BoolOpt(
+        'placement_az_precheck',
+        default=True,
+        help="""
+Check each target's zone against the room Placement reports before the
+first stack create or update, and move the targets that cannot fit to a
+zone the Grant allows (its ``zones``, else the zones it placed the
+targets in) where they fit; after a capacity failure, also move the
+other targets of the zone Heat found full. A target named by a placement
+constraint whose ``fallbackBestEffort`` is not true is never moved this
+way. Every such move is recorded on the operation with its reason. Set to
+false for the behaviour of the ETSI/Tacker specification exactly: the
+granted placement is sent as it is and only the VNFC Heat names (with
+its affinity group) moves after a failure. Needs Placement to be
+readable (``[placement]``); without it nothing is moved in advance.
+"""),
     cfg.IntOpt(
         'placement_az_select_timeout',
         default=3600,

@@ -149,6 +149,9 @@ class Relations:
                        targets: Sequence[str]) -> tuple[str, ...]:
         """``name`` and the targets tied to it by affinity, transitively,
         in ``targets`` order."""
+        if not any(self._constraints[index][0].is_affinity
+                   for index in self._of.get(name, ())):
+            return (name,)      # without building a set of every target
         allowed = set(targets)
         group = {name}
         pending = [name]

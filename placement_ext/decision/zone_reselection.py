@@ -209,17 +209,8 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
                      for zone in request.failed.get(name, ())})
     if len(group) > 1:
         reasons.append(f'{names} move together (affinity)')
-    options = []
-    for zone in request.zones:
-        if zone in failed:
-            continue
-        effect = relations.effect_of_move(group, zone)
-        if effect.hard:
-            reasons.append(
-                f'{zone} excluded for {names}: it would break '
-                f'{effect.hard[0].describe()} (fallbackBestEffort false)')
-            continue
-        options.append((zone, effect))
+    options = zone_options(group, [z for z in request.zones
+                                   if z not in failed], relations, reasons)
     if not options:
         reasons.append(f'no zone left for {names} (failed in '
                        f'{", ".join(failed)}): reselection exhausted')
@@ -227,12 +218,7 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
     if strategy == STRATEGY_CAPACITY:
         options = _drop_known_too_small(options, len(group),
                                         request.capacity, names, reasons)
-    best = min(effect.tier for _, effect in options)
-    pool = [(zone, effect) for zone, effect in options if effect.tier == best]
-    avoided = [f'{zone} ({effect.summary()})' for zone, effect in options
-               if effect.tier != best]
-    if avoided:
-        reasons.append(f'avoided for {names}: {"; ".join(avoided)}')
+    pool = best_tier(options, names, reasons)
     if strategy == STRATEGY_RANDOM:
         zone, effect = rng.choice(sorted(pool, key=lambda item: item[0]))
         how = 'random'
@@ -245,6 +231,37 @@ def _choose(group: tuple[str, ...], placement: Mapping[str, str],
                    f'failed: {", ".join(failed)})')
     reasons.extend(effect.describe(names, zone))
     return zone
+
+
+def zone_options(group: Sequence[str], zones: Sequence[str],
+                 relations: zc.Relations, reasons: list[str]
+                 ) -> list[tuple[str, zc.MoveEffect]]:
+    """``zones`` where ``group`` may go, with the effect of going there:
+    those that break a constraint whose fallbackBestEffort is false are
+    left out (rule 4), with the reason."""
+    names = ', '.join(group)
+    options = []
+    for zone in zones:
+        effect = relations.effect_of_move(group, zone)
+        if effect.hard:
+            reasons.append(
+                f'{zone} excluded for {names}: it would break '
+                f'{effect.hard[0].describe()} (fallbackBestEffort false)')
+            continue
+        options.append((zone, effect))
+    return options
+
+
+def best_tier(options: Sequence[tuple[str, zc.MoveEffect]], names: str,
+              reasons: list[str]) -> list[tuple[str, zc.MoveEffect]]:
+    """The options of the best tier (rules 5 and 6); the others are
+    reported as avoided."""
+    best = min(effect.tier for _, effect in options)
+    avoided = [f'{zone} ({effect.summary()})' for zone, effect in options
+               if effect.tier != best]
+    if avoided:
+        reasons.append(f'avoided for {names}: {"; ".join(avoided)}')
+    return [(zone, effect) for zone, effect in options if effect.tier == best]
 
 
 def _drop_known_too_small(options: list, need: int,

@@ -166,6 +166,25 @@ class TestResults(testtools.TestCase):
         self.assertIn('``action_retry_limit=0``', text)
         self.assertIn('.. list-table::', text)
         self.assertIn('* ``large-flavor-partial``:', text)
+        self.assertNotIn('pre-check', text)   # no such runs
+
+    def test_page_with_precheck_runs(self):
+        runs = [record(FULL_GRANT, 'random', 2, 12.0),
+                record(FULL_GRANT, 'capacity', 2, 11.0),
+                record(FULL_GRANT, 'random+precheck', 1, 6.0),
+                record(FULL_GRANT, 'capacity+precheck', 1, 5.0)]
+        cloud = {'topology': 'AZ-1..AZ-3', 'heat_action_retry_limit': 0}
+        _, paragraphs, _ = bench.page(bench.build_document(runs, cloud, 1,
+                                                           9.0))
+        text = ' '.join(paragraphs)
+        self.assertIn('1.00 attempts per successful deployment with '
+                      '``capacity`` (max 1) and 1.00 with ``random``', text)
+
+    def test_request_lists_the_zones_and_variants_set_options(self):
+        body = bench.request_body(FULL_GRANT, 'stack-1')
+        self.assertEqual(['AZ-1', 'AZ-2', 'AZ-3'], body['grant_zones'])
+        self.assertEqual(('random', 'capacity', 'random+precheck',
+                          'capacity+precheck'), bench.STRATEGIES)
 
     def test_table_rows_dash_for_no_data(self):
         rows = bench.bench_reselection.table_rows(

@@ -56,7 +56,7 @@ class TestRegrant(testtools.TestCase):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
 
-    def _run(self, room, answer):
+    def _run(self, room, answer, **extra):
         self.heat = fakes.FakeHeat(room)
         self.nfvo = FakeNfvo(answer)
         settings = lifecycle.Settings(
@@ -67,7 +67,7 @@ class TestRegrant(testtools.TestCase):
             nfvo=self.nfvo)
         body = test_lifecycle.request(
             grant_request=GRANT_REQUEST,
-            resource_names={'res-1': 'VDU1-0', 'res-2': 'VDU2-0'})
+            resource_names={'res-1': 'VDU1-0', 'res-2': 'VDU2-0'}, **extra)
         self.op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                                 operation='INSTANTIATE', params=body,
                                 placement=body['placement'])
@@ -141,3 +141,22 @@ class TestRegrant(testtools.TestCase):
         # AZ-1 was not sent again: the retry went straight to the move
         self.assertEqual(['AZ-1', 'AZ-4'], [a.zone for a in op.attempts])
         self.assertEqual(2, len(self.nfvo.requests))
+
+    def test_a_precheck_move_is_granted_before_the_first_attempt(self):
+        op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-3': 1, 'AZ-4': 3},
+                       lambda request: grant({'res-1': 'AZ-3',
+                                              'res-2': 'AZ-2'}),
+                       flavors={'VDU1': {'vcpus': 1, 'memory_mb': 512,
+                                         'disk_gb': 1}},
+                       grant_zones=list(ZONES))
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        (sent,) = self.nfvo.requests
+        self.assertEqual({'attempt': 0,
+                          'proposedZones': {'res-1': 'AZ-4',
+                                            'res-2': 'AZ-2'},
+                          'failedZones': {}},
+                         sent['additionalParams']['zoneReselection'])
+        (attempt,) = op.attempts
+        self.assertTrue(attempt.decision['precheck'])
+        self.assertEqual(['VDU1-0'], attempt.decision['grant']['overridden'])
+        self.assertEqual('AZ-3', op.placement['VDU1-0'])
