@@ -21,7 +21,6 @@ Every dropped region keeps the reason it was dropped.
 """
 
 import dataclasses
-import functools
 import math
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -103,9 +102,14 @@ def _optional_set(values: Sequence[str] | None) -> frozenset[str] | None:
     return frozenset(values) if values else None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Region:
-    """A candidate cloud region (ONAP: a cloud candidate from A&AI)."""
+    """A candidate cloud region (ONAP: a cloud candidate from A&AI).
+
+    ``vim_id`` is ``<cloud-owner>_<cloud-region-id>``, as ONAP names a
+    VIM; ``name``, unique among candidates, adds the zone if any. Both
+    are computed once: a selection reads them several times per region.
+    """
 
     cloud_owner: str
     region_id: str
@@ -114,18 +118,15 @@ class Region:
     longitude: float
     availability_zone: str | None = None
     project: str | None = None
+    vim_id: str = dataclasses.field(init=False, compare=False, repr=False)
+    name: str = dataclasses.field(init=False, compare=False, repr=False)
 
-    # cached: a selection reads them several times per candidate
-    @functools.cached_property
-    def vim_id(self) -> str:
-        """``<cloud-owner>_<cloud-region-id>``, as ONAP names a VIM."""
-        return f'{self.cloud_owner}_{self.region_id}'
-
-    @functools.cached_property
-    def name(self) -> str:
-        """Unique among candidates: the VIM id, and the zone if any."""
+    def __post_init__(self) -> None:
+        vim_id = f'{self.cloud_owner}_{self.region_id}'
         zone = self.availability_zone
-        return f'{self.vim_id}/{zone}' if zone else self.vim_id
+        object.__setattr__(self, 'vim_id', vim_id)
+        object.__setattr__(self, 'name',
+                           f'{vim_id}/{zone}' if zone else vim_id)
 
     @classmethod
     def from_dict(cls, data: Mapping) -> 'Region':
@@ -174,7 +175,7 @@ def great_circle_km(lat1: float, lon1: float, lat2: float, lon2: float
     return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(h)))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Cost:
     amount: float
     basis: str  # how it was computed, for the answer's reasons
@@ -252,7 +253,7 @@ class CostModel:
         return Cost(amount, basis)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Capacity:
     """How many instances of the demand fit in a region, and how we know.
 
@@ -274,7 +275,7 @@ class Weights:
     cost: float = 1.0
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Ranked:
     region: Region
     distance_km: float
@@ -292,7 +293,7 @@ class Ranked:
         return data
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Dropped:
     region: Region
     reason: str
