@@ -18,10 +18,12 @@ GRANTED = {'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1', 'VDU2-0': 'AZ-1',
            'VDU2-1': 'AZ-2'}
 
 
-def _constraint(kind: str, vnfcs: list[str]) -> dict:
+def _constraint(kind: str, vnfcs: list[str],
+                best_effort: bool = False) -> dict:
     return {'affinityOrAntiAffinity': kind, 'scope': 'ZONE',
             'resource': [{'idType': 'GRANT', 'resourceId': vnfc}
-                         for vnfc in vnfcs]}
+                         for vnfc in vnfcs],
+            'fallbackBestEffort': best_effort}
 
 
 def say(text: str) -> None:
@@ -107,12 +109,16 @@ def instantiate(conductor: conductor_rpcapi.ConductorAPI,
         'template': vnf_template.template(vnfcs),
         'files': vnf_template.FILES,
         'constraints': [_constraint('AFFINITY', ['VDU1-0', 'VDU1-1']),
-                        _constraint('ANTI_AFFINITY', ['VDU2-0', 'VDU2-1'])],
+                        _constraint('ANTI_AFFINITY', ['VDU2-0', 'VDU2-1'],
+                                    best_effort=True)],
+        'grant_zones': ['AZ-1', 'AZ-2', 'AZ-3'],
         'flavors': {'VDU1': vnf_template.VDU_SMALL,
                     'VDU2': vnf_template.VDU_SMALL},
     }
     print('  granted:', json.dumps(GRANTED))
-    print('  VDU1-0/VDU1-1 affine (same zone); VDU2-0/VDU2-1 anti-affine')
+    print('  VDU1-0/VDU1-1 affine (same zone); VDU2-0/VDU2-1 anti-affine, '
+          'best effort (fallbackBestEffort: the capacity pre-check may move '
+          'them before Heat is called)')
     op = conductor.start_operation(context, request)
     while op['state'] in ('STARTING', 'PROCESSING'):
         time.sleep(2)
