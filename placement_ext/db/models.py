@@ -214,6 +214,30 @@ class ComputeHost(GenerationMixin, TimestampMixin, Base):
         default=True, server_default=sa.true())
 
 
+class ComputeHostUsage(TimestampMixin, Base):
+    """What Placement last said about a host's compute node provider.
+
+    Kept so that a lease create need not read every host: the row is
+    true while the provider's generation is still ``provider_generation``
+    (Placement bumps it on every inventory change and every allocation
+    written there), and is dropped when a lease ends on the host
+    (deleting servers frees usage without bumping the generation).
+    ``inventories`` and ``usages`` are Placement's bodies for the compute
+    node; ``reservation_usages`` the ``CUSTOM_RESERVATION_*`` units in use
+    on its reservation provider.
+    """
+
+    __tablename__ = 'computehost_usages'
+
+    compute_host_id: Mapped[int] = mapped_column(
+        sa.ForeignKey('computehosts.id', ondelete='CASCADE'),
+        primary_key=True)
+    provider_generation: Mapped[int]
+    inventories: Mapped[dict] = mapped_column(JSONType)
+    usages: Mapped[dict] = mapped_column(JSONType)
+    reservation_usages: Mapped[dict] = mapped_column(JSONType)
+
+
 class Lease(GenerationMixin, TimestampMixin, Base):
     """A time window holding reservations; the root of its rows.
 

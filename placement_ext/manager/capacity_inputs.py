@@ -1,47 +1,143 @@
 """Inputs of the capacity decision, read from Placement and the database.
 
-For every candidate host, one Placement read gives its capacity, its
-real usage and how many reserved instances run on it per reservation
-class (:meth:`ReservationPlacement.host_usage`, ``in_tree``). The
-database gives every live reservation's slots on those hosts. Both
-become the plain data :func:`placement_ext.decision.capacity.
-host_capacities` takes.
+Placement's view of every reservable host (inventories and usages of its
+compute node, reserved instances running there) is kept in the database
+with the provider generation it was read at. A lease create lists the
+generations of the free pool's compute nodes in one call and reads again
+only the hosts whose generation moved (:func:`placement_ext.decision.
+usage_freshness.plan_reads`); the database gives every live
+reservation's slots on those hosts. Both become the plain data
+:func:`placement_ext.decision.capacity.host_capacities` takes.
+
+Each manager also keeps the views it loaded, turned into decision
+inputs, in memory, keyed by the stored row's generation and write time:
+a lease create loads from the database only rows written since.
 """
 
+import datetime
 from collections.abc import Iterable
 from collections.abc import Mapping
+from concurrent import futures
 
+from oslo_log import log as logging
+
+from placement_ext.db import api as db_api
 from placement_ext.decision import capacity
+from placement_ext.decision import usage_freshness
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 
+LOG = logging.getLogger(__name__)
+
 Usages = Mapping[int, reservation_reads.HostUsage]
+_Stamp = tuple[int, datetime.datetime | None]
 
 
-def flavor_of(request: capacity.Resources) -> dict[str, int]:
-    """The Placement resources one instance of ``request`` takes."""
-    return dict(zip(capacity.RESOURCE_CLASSES, request.as_tuple(),
-                    strict=True))
+class HostViews:
+    """Placement's view of the hosts for one manager's lease creates."""
+
+    def __init__(self, placement: reservation_reads.ReservationPlacement,
+                 database: db_api.Database) -> None:
+        self.placement = placement
+        self.database = database
+        # host id -> (stamp, usage, decision host) of loaded views
+        self._loaded: dict[int, tuple[_Stamp, reservation_reads.HostUsage,
+                                      capacity.Host]] = {}
+
+    def current(self, hosts: list[host_obj.Host], pool_uuid: str | None
+                ) -> tuple[dict[int, reservation_reads.HostUsage],
+                           usage_freshness.ReadPlan]:
+        """Host id -> usage as Placement has it now, and what was read.
+
+        Two statements and one Placement call, plus two or three calls
+        per host that changed since it was last read (or is not in the
+        pool's aggregate in Placement).
+        """
+        with futures.ThreadPoolExecutor(1) as pool:
+            # the one Placement call runs while the database answers
+            listing = pool.submit(self.placement.pool_generations,
+                                  pool_uuid) if pool_uuid else None
+            stamps = host_obj.usage_stamps(self.database)
+            listed = listing.result() if listing else {}
+        plan = usage_freshness.plan_reads(
+            {h.id: h.compute_provider_uuid for h in hosts},
+            {host_id: stamp[0] for host_id, stamp in stamps.items()}, listed)
+        if plan.unlisted:
+            LOG.warning('%(n)d reservable host(s) are not in the free pool '
+                        'aggregate %(agg)s in Placement and are read one by '
+                        'one (run "nova-manage placement sync_aggregates")',
+                        {'n': len(plan.unlisted), 'agg': pool_uuid})
+        by_id = {h.id: h for h in hosts}
+        fresh = {host_id: _read(self.placement, by_id[host_id])
+                 for host_id in plan.read}
+        unlisted = set(plan.unlisted)
+        host_obj.remember_usages(self.database, {
+            host_id: view for host_id, view in fresh.items()
+            if host_id not in unlisted})
+        self._load([h for h in hosts if h.id not in fresh], stamps)
+        usages = {h.id: self._loaded[h.id][1] for h in hosts
+                  if h.id not in fresh and h.id in self._loaded}
+        usages.update((host_id, _usage(view, 'inventories'))
+                      for host_id, view in fresh.items())
+        return usages, plan
+
+    def decision_hosts(self, hosts: Iterable[host_obj.Host],
+                       usages: Usages) -> list[capacity.Host]:
+        """The decision's hosts, reusing those built from kept views."""
+        out = []
+        for host in hosts:
+            loaded = self._loaded.get(host.id)
+            if loaded is not None and loaded[1] is usages[host.id]:
+                out.append(loaded[2])
+            else:
+                out.append(_decision_host(host, usages[host.id]))
+        return out
+
+    def _load(self, hosts: list[host_obj.Host],
+              stamps: Mapping[int, _Stamp]) -> None:
+        """Load the kept views this manager has not loaded yet (or that
+        were stored again since)."""
+        for host_id in set(self._loaded) - set(stamps):
+            del self._loaded[host_id]
+        wanted = [h for h in hosts if h.id in stamps and (
+            self._loaded.get(h.id, (None,))[0] != stamps[h.id])]
+        if not wanted:
+            return
+        views = host_obj.known_usages(self.database, [h.id for h in wanted])
+        for host in wanted:
+            view = views.get(host.id)
+            if view is None:
+                continue    # forgotten meanwhile: unknown this time
+            usage = _usage(view, 'kept')
+            self._loaded[host.id] = (stamps[host.id], usage,
+                                     _decision_host(host, usage))
 
 
-def read_usages(placement: reservation_reads.ReservationPlacement,
-                hosts: Iterable[host_obj.Host],
-                request: capacity.Resources) -> dict[int, object]:
-    """Host id -> HostUsage, one ``in_tree`` query per host."""
-    flavor = flavor_of(request)
-    return {host.id: placement.host_usage(host.compute_provider_uuid,
-                                          host.reservation_provider_uuid,
-                                          flavor)
-            for host in hosts}
+def _read(placement: reservation_reads.ReservationPlacement,
+          host: host_obj.Host) -> host_obj.KnownUsage:
+    generation, usage = placement.host_usage(host.compute_provider_uuid,
+                                             host.reservation_provider_uuid)
+    return host_obj.KnownUsage(generation, dict(usage.inventories),
+                               dict(usage.usages),
+                               dict(usage.reservation_usages))
+
+
+def _usage(view: host_obj.KnownUsage,
+           source: str) -> reservation_reads.HostUsage:
+    return reservation_reads.HostUsage(view.inventories, view.usages,
+                                       view.reservation_usages, source)
+
+
+def _decision_host(host: host_obj.Host,
+                   usage: reservation_reads.HostUsage) -> capacity.Host:
+    return capacity.Host.from_placement(host.hypervisor_hostname,
+                                        usage.inventories, usage.usages)
 
 
 def decision_hosts(hosts: Iterable[host_obj.Host],
                    usages: Usages) -> list[capacity.Host]:
-    return [capacity.Host.from_placement(host.hypervisor_hostname,
-                                         usages[host.id].inventories,
-                                         usages[host.id].usages)
-            for host in hosts]
+    return [_decision_host(host, usages[host.id]) for host in hosts]
 
 
 def reserved_slots(holdings: Iterable[lease_obj.Holding],

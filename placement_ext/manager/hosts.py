@@ -44,6 +44,7 @@ class Hosts:
         self.nova = nova
         self.placement = placement
         self.freepool = freepool
+        self._freepool_uuid: str | None = None
 
     def create(self, name: str) -> host_obj.Host:
         """Enrol the compute node ``name`` (hypervisor or service host).
@@ -97,7 +98,22 @@ class Hosts:
     def join_free_pool(self, service_host: str) -> None:
         aggregate = self.nova.ensure_aggregate(self.freepool,
                                                FREEPOOL_METADATA)
+        self._freepool_uuid = getattr(aggregate, 'uuid', None)
         self.nova.add_host_to_aggregate(aggregate, service_host)
+
+    def freepool_uuid(self) -> str | None:
+        """UUID of the free pool aggregate (Nova mirrors its members into
+        the Placement aggregate of that UUID); asked once, then kept."""
+        if self._freepool_uuid is None:
+            aggregate = self.nova.ensure_aggregate(self.freepool,
+                                                   FREEPOOL_METADATA)
+            self._freepool_uuid = getattr(aggregate, 'uuid', None)
+        return self._freepool_uuid
+
+    def forget_freepool_uuid(self) -> None:
+        """Ask Nova again next time (the aggregate may have been made
+        again under a new UUID)."""
+        self._freepool_uuid = None
 
     def reservation_provider(self, host: host_obj.Host,
                              refresh: bool = False) -> str:

@@ -2,8 +2,10 @@
 
 Blazar's ``virtual:instance`` plugin with the ``placement-api`` spec.
 
-Create (RPC): capacity is read from Placement first (one ``in_tree``
-query per reservable host); then, in ONE database transaction that locks
+Create (RPC): capacity is read from Placement first (Placement's kept
+view of each host, checked against the free pool's provider generations
+in one call; only hosts that changed are read again); then, in ONE
+database transaction that locks
 those hosts, the slots of every live reservation are read, the decision
 layer computes each host's capacity over the lease period and picks the
 hosts, and the lease, its slots and events are written. Two leases
@@ -79,6 +81,7 @@ class Leases:
         self.hosts = hosts
         self.timeouts = timeouts
         self.clock = clock
+        self.views = inputs.HostViews(placement, database)
 
     # -- create ---------------------------------------------------------------
 
@@ -103,8 +106,10 @@ class Leases:
             raise exception.Conflict(
                 reason='no reservable host; enrol hosts with '
                        '"placement-ext host create"')
-        usages = {req.resources: inputs.read_usages(
-            self.placement, candidates, req.resources) for req in requests}
+        usages, plan = self.views.current(candidates,
+                                          self.hosts.freepool_uuid())
+        if plan.unlisted:
+            self.hosts.forget_freepool_uuid()
         lease_id = self._reserve(values, requests, candidates, usages,
                                  project_id, user_id)
         lease = lease_obj.get(self.database, lease_id)
@@ -116,20 +121,18 @@ class Leases:
         return lease
 
     def _reserve(self, values: dict, requests: list[_Request],
-                 candidates: list[host_obj.Host], usages: dict,
+                 candidates: list[host_obj.Host], usages: inputs.Usages,
                  project_id: str, user_id: str) -> str:
         start, end = values['start_date'], values['end_date']
         with self.database.writer():
-            locked = host_obj.lock(self.database,
-                                   [h.id for h in candidates])
             # a host retired meanwhile is no longer offered
-            hosts = [h for h in locked if h.reservable]
-            by_id = {h.id: h for h in hosts}
-            held = lease_obj.holdings(self.database, list(by_id))
+            reservable = host_obj.lock_reservable(self.database)
+            hosts = [h for h in candidates if h.id in reservable]
+            held = lease_obj.holdings(self.database, None, (start, end))
             new = []
             for index, req in enumerate(requests):
-                res = self._pick(index, req, hosts, usages[req.resources],
-                                 held, start, end)
+                res = self._pick(index, req, hosts, usages, held, start,
+                                 end)
                 new.append(res)
                 held += _holdings_of(res, start, end)
             return lease_obj.create(
@@ -143,7 +146,7 @@ class Leases:
               ) -> lease_obj.NewReservation:
         by_id = {h.id: h for h in hosts}
         capacities = capacity.host_capacities(
-            inputs.decision_hosts(hosts, usages),
+            self.views.decision_hosts(hosts, usages),
             inputs.reserved_slots(held, by_id, usages),
             req.resources, start, end)
         pickup = host_pickup.pick_hosts(capacity.slots_by_host(capacities),
@@ -195,7 +198,7 @@ class Leases:
     def start(self, lease: lease_obj.Lease,
               progress: Progress = _no_progress) -> None:
         """Put each reservation's inventory on its hosts' providers."""
-        hosts = {h.id: h for h in host_obj.list_hosts(self.database)}
+        hosts = _hosts_of(self.database, lease)
         for res in lease.reservations:
             self.provision(lease, res)
             progress()
@@ -224,7 +227,7 @@ class Leases:
         LOG.info('Lease %s ended', lease.id)
 
     def _teardown(self, lease: lease_obj.Lease, progress: Progress) -> None:
-        hosts = {h.id: h for h in host_obj.list_hosts(self.database)}
+        hosts = _hosts_of(self.database, lease)
         for res in lease.reservations:
             # no new server may take the slots while we clear them
             self.nova.revoke_flavor_access(res.flavor_id, lease.project_id)
@@ -238,6 +241,9 @@ class Leases:
             self._drop_class(res.resource_class, progress)
             self.nova.delete_flavor(res.flavor_id)
             progress()
+        # deleting servers frees usage without bumping the providers'
+        # generations: read these hosts again at the next lease create
+        host_obj.forget_usages(self.database, list(hosts))
 
     def _drop_class(self, resource_class: str, progress: Progress) -> None:
         try:
@@ -289,6 +295,14 @@ class Leases:
             self.nova.delete_servers(
                 server_ids, timeout=self.timeouts.server_delete,
                 interval=self.timeouts.server_poll, progress=progress)
+
+
+def _hosts_of(database: db_api.Database,
+              lease: lease_obj.Lease) -> dict[int, host_obj.Host]:
+    """The hosts the lease holds slots on (one statement)."""
+    ids = [host_id for res in lease.reservations
+           for host_id, _name, _slots in res.allocations]
+    return {h.id: h for h in host_obj.get_many(database, ids)}
 
 
 def _request(index: int, res: dict) -> _Request:

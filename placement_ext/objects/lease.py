@@ -26,6 +26,9 @@ from placement_ext.decision import reservation_names as names
 EVENT_ORDER = {models.EVENT_END_LEASE: 0, models.EVENT_START_LEASE: 1}
 LIVE_RESERVATIONS = (models.RESERVATION_PENDING, models.RESERVATION_ACTIVE,
                      models.RESERVATION_ERROR)
+# Reservations whose instances may be running: an ERROR one may have
+# failed at its start, or at its end.
+STARTED_RESERVATIONS = (models.RESERVATION_ACTIVE, models.RESERVATION_ERROR)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,9 +261,15 @@ def set_status_in(session: sa.orm.Session, lease_id: str, status: str,
             .values(status=reservation_status))
 
 
-def holdings(database: db_api.Database,
-             host_ids: list[int]) -> list[Holding]:
-    """Slots of every live reservation on these hosts.
+def holdings(database: db_api.Database, host_ids: list[int] | None,
+             period: tuple[datetime.datetime, datetime.datetime] | None = None
+             ) -> list[Holding]:
+    """Slots of every live reservation on these hosts (None: on every
+    reservable host).
+
+    With ``period``, only reservations that overlap it, or whose lease
+    has started (instances may run on their slots now): the others
+    change nothing in a decision for that period.
 
     Run it after locking the hosts, in the same writer transaction, so
     the answer cannot change before the new slots are inserted.
@@ -276,12 +285,22 @@ def holdings(database: db_api.Database,
             .join(res, res.id == alloc.reservation_id)
             .join(lease, lease.id == res.lease_id)
             .join(inst, inst.reservation_id == res.id)
-            .where(alloc.compute_host_id.in_(host_ids),
-                   res.status.in_(LIVE_RESERVATIONS))
+            .where(res.status.in_(LIVE_RESERVATIONS))
             .group_by(res.id, alloc.compute_host_id, lease.start_date,
                       lease.end_date, inst.vcpus, inst.memory_mb,
                       inst.disk_gb, inst.resource_class)
             .order_by(res.id, alloc.compute_host_id))
+    if host_ids is None:
+        host = models.ComputeHost
+        stmt = stmt.join(host, host.id == alloc.compute_host_id).where(
+            host.reservable == sa.true())
+    else:
+        stmt = stmt.where(alloc.compute_host_id.in_(host_ids))
+    if period is not None:
+        start, end = period
+        stmt = stmt.where(sa.or_(
+            sa.and_(lease.start_date < end, lease.end_date > start),
+            res.status.in_(STARTED_RESERVATIONS)))
     with database.reader() as session:
         return [Holding(*row) for row in session.execute(stmt)]
 

@@ -239,6 +239,23 @@ class ReservationProviders:
         :raises Conflict: the class is allocated (``placement_code`` is
             ``placement.inventory.inuse``).
         """
+        # One call when nothing is in the way: Placement checks use and
+        # generation itself. Its 409 says "concurrent update" for both
+        # cases, so on any conflict the generation-checked path below
+        # tells them apart (and retries a real race).
+        try:
+            self._call(
+                'DELETE', f'/resource_providers/{provider_uuid}/inventories/'
+                f'{resource_class}',
+                '/resource_providers/{uuid}/inventories/{resource_class}',
+                ok=(204,), kind='inventory',
+                id=f'{resource_class} of {provider_uuid}')
+            return
+        except exception.NotFound:
+            return
+        except exception.Conflict:
+            pass
+
         def change(current: dict) -> dict | None:
             if resource_class not in current:
                 return None

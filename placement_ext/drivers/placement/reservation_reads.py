@@ -5,13 +5,12 @@
 classes, inventories with generation retries) plus what the manager
 reads to decide and to reconcile:
 
-* :meth:`~ReservationPlacement.host_usage`: capacity and usage of one
-  host's tree, with ONE ``in_tree`` allocation-candidates call (its
-  provider summaries carry capacity and usage of every provider of the
-  tree, the ``blazar_<host>`` child included). Only when the host cannot
-  take one more instance now (no candidate, so no summaries) does it read
-  the inventories and usages themselves (2-3 calls): capacity that is in
-  use today may be free during the lease.
+* :meth:`~ReservationPlacement.pool_generations`: the generation of
+  every compute node of the free pool, in one call, to tell which hosts
+  changed since they were last read;
+* :meth:`~ReservationPlacement.host_usage`: inventories and usages of
+  one host's compute node (and its reservation provider's usage), the
+  same for every flavor, so the manager can keep them;
 * listings of every reservation provider and reservation class.
 """
 
@@ -33,13 +32,12 @@ V_LIST = (1, 14)
 class HostUsage:
     """One host tree as Placement sees it now.
 
-    ``inventories`` and ``usages`` are shaped like Placement's bodies for
-    the compute node (``{rc: {total, reserved, allocation_ratio, ...}}``
-    and ``{rc: used}``). From provider summaries, ``total`` is already
-    ``(total - reserved) * allocation_ratio`` and unit limits are those
-    Placement just checked. ``reservation_usages`` are the units of each
-    ``CUSTOM_RESERVATION_*`` class in use in the tree (booted reserved
-    instances). ``source`` says which way it was read.
+    ``inventories`` and ``usages`` are Placement's bodies for the compute
+    node (``{rc: {total, reserved, allocation_ratio, ...}}`` and ``{rc:
+    used}``), VCPU, MEMORY_MB and DISK_GB only. ``reservation_usages``
+    are the units of each ``CUSTOM_RESERVATION_*`` class in use on its
+    reservation provider (booted reserved instances). ``source`` says
+    where it came from (``inventories``: read now; ``kept``: stored).
     """
 
     inventories: Mapping[str, Mapping]
@@ -59,30 +57,42 @@ class ReservationPlacement(reservation.ReservationProviders):
         super().__init__(driver.client, **kwargs)
         self.driver = driver
 
-    def host_usage(self, compute_provider_uuid: str,
-                   reservation_provider_uuid: str | None,
-                   flavor: Mapping[str, int]) -> HostUsage:
-        """Capacity and usage of the host, for instances of ``flavor``.
+    def pool_generations(self, aggregate_uuid: str) -> dict[str, int]:
+        """Provider UUID -> generation of every provider in the aggregate
+        (one call: the free pool's compute nodes, as Nova mirrors its
+        host aggregates into Placement)."""
+        body = self.client.request(
+            'GET', '/resource_providers', what='/resource_providers?member_of',
+            microversion=V_LIST, params={'member_of': aggregate_uuid}).json()
+        return {rp['uuid']: rp['generation']
+                for rp in body['resource_providers']}
 
-        :param flavor: resource class -> amount of one instance (zero
-            amounts are left out of the query).
+    def host_usage(self, compute_provider_uuid: str,
+                   reservation_provider_uuid: str | None
+                   ) -> tuple[int, HostUsage]:
+        """(generation, usage) of the host's compute node provider.
+
+        Inventories come with the generation they were read at, and the
+        usages are read after them, so the answer is at least as new as
+        that generation. Two calls; a third for the reservation
+        provider's usage only when something runs on the host. Unlike an
+        allocation-candidates answer this is the same for every flavor
+        (unit limits included), so it can be kept.
+
         :raises NotFound: the compute node provider does not exist.
         """
-        wanted = {rc: amount for rc, amount in flavor.items() if amount}
-        result = self.driver.candidates_on_host(compute_provider_uuid,
-                                                wanted)
-        if result.candidates:
-            return _from_summaries(result.provider_summaries.values())
-        _gen, inventories = self.inventories(compute_provider_uuid)
-        usages = self.usages(compute_provider_uuid)
+        generation, inventories = self.inventories(compute_provider_uuid)
+        usages = _standard(self.usages(compute_provider_uuid))
         reserved: dict[str, int] = {}
-        if reservation_provider_uuid:
+        # a reserved instance takes its flavor from the compute node too
+        if reservation_provider_uuid and any(usages.values()):
             try:
                 reserved = _reservation_classes(
                     self.usages(reservation_provider_uuid))
             except exception.NotFound:
                 pass
-        return HostUsage(inventories, usages, reserved, 'inventories')
+        return generation, HostUsage(_standard(inventories), usages,
+                                     reserved, 'inventories')
 
     def reservation_providers(self) -> list[reservation.Provider]:
         """Every ``blazar_*`` provider, by name (one call)."""
@@ -113,24 +123,11 @@ class ReservationPlacement(reservation.ReservationProviders):
                       if amounts.get(resource_class))
 
 
+def _standard(by_class: Mapping[str, object]) -> dict:
+    return {rc: value for rc, value in by_class.items()
+            if rc in STANDARD_CLASSES}
+
+
 def _reservation_classes(amounts: Mapping[str, int]) -> dict[str, int]:
     return {rc: used for rc, used in amounts.items()
             if names.reservation_for_resource_class(rc)}
-
-
-def _from_summaries(summaries: object) -> HostUsage:
-    capacity: dict[str, int] = {}
-    used: dict[str, int] = {}
-    reserved: dict[str, int] = {}
-    for summary in summaries:
-        for rc, usage in summary.resources.items():
-            if rc in STANDARD_CLASSES:
-                capacity[rc] = capacity.get(rc, 0) + usage.capacity
-                used[rc] = used.get(rc, 0) + usage.used
-            elif names.reservation_for_resource_class(rc):
-                reserved[rc] = reserved.get(rc, 0) + usage.used
-    inventories = {rc: {'total': total, 'reserved': 0,
-                        'allocation_ratio': 1.0, 'min_unit': 1,
-                        'max_unit': None, 'step_size': 1}
-                   for rc, total in capacity.items()}
-    return HostUsage(inventories, used, reserved, 'candidates')

@@ -25,16 +25,20 @@ from placement_ext.tests.unit.manager import fakes
 
 def _hang_on(step: int, signal: pathlib.Path) -> None:
     calls = {'n': 0}
-    original = reservation.ReservationProviders._update_inventories
 
-    def update(self, provider_uuid, change):
-        calls['n'] += 1
-        if calls['n'] == step:
-            signal.write_text('stuck\n')
-            time.sleep(3600)
-        return original(self, provider_uuid, change)
+    def hanging(original):
+        def change(self, *args, **kwargs):
+            calls['n'] += 1
+            if calls['n'] == step:
+                signal.write_text('stuck\n')
+                time.sleep(3600)
+            return original(self, *args, **kwargs)
+        return change
 
-    reservation.ReservationProviders._update_inventories = update
+    # every inventory change goes through one of these two
+    cls = reservation.ReservationProviders
+    cls.set_inventory = hanging(cls.set_inventory)
+    cls.delete_inventory = hanging(cls.delete_inventory)
 
 
 def main(db_url: str, placement_url: str, signal: str, step: str) -> None:

@@ -75,6 +75,36 @@ class TestCreate(base.ReservationTestCase):
         self.assertEqual({'cn1': 1, 'cn2': 4},
                          lease.reservations[0].slots_by_host)
 
+    def test_kept_views_see_what_changed_in_placement(self):
+        self.create_lease(name='a', amount=1)
+        calls = self.res.placement.client.calls
+        calls.clear()
+        self.create_lease(name='b', amount=1)
+        # nothing changed: one listing of the pool, no host read
+        self.assertEqual(1, calls['GET /resource_providers?member_of'])
+        self.assertNotIn('GET /resource_providers/{uuid}/usages', calls)
+        # an ordinary instance reaches cn1 around the filter: its
+        # generation moves, cn1 is read again and the instance counted
+        pbase.allocate(self.client, {self.computes['cn1']: {
+            'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 1}})
+        calls.clear()
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='c', amount=7)
+        # 8 slots - 2 held - 3 vCPU in use on cn1 (which holds both)
+        self.assertIn('needs 7 free slots; the 2 hosts have 4', exc.detail)
+        # cn1 only: inventories, usages, its reservation provider's usages
+        route = 'GET /resource_providers/{uuid}/%s'
+        self.assertEqual(1, calls[route % 'inventories'])
+        self.assertEqual(2, calls[route % 'usages'])
+
+    def test_another_manager_uses_the_kept_views(self):
+        self.create_lease(name='a', amount=1)
+        other = self.manager()
+        other.leases.create(self.lease_body(name='b', amount=1),
+                            base.PROJECT, 'user')
+        self.assertNotIn('GET /resource_providers/{uuid}/inventories',
+                         other.placement.client.calls)
+
     def test_full_host_today_is_still_read(self):
         # cn1 is full now (no allocation candidate, so no summary):
         # its capacity comes from its inventory and usage instead

@@ -9,6 +9,7 @@ from placement_ext.db import models
 def _leading_columns(table: sa.Table) -> set[str]:
     """Columns that start some index or unique constraint of ``table``."""
     leading = {index.columns[0].name for index in table.indexes}
+    leading.add(table.primary_key.columns.values()[0].name)
     leading |= {constraint.columns[0].name for constraint in table.constraints
                 if isinstance(constraint, sa.UniqueConstraint)}
     return leading

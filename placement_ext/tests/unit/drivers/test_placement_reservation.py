@@ -8,6 +8,7 @@ from placement_ext.tests.unit.drivers import placement_fakes as fakes
 RP = fakes.CN1
 INV = f'/resource_providers/{RP}/inventories'
 RC = 'CUSTOM_RESERVATION_4D17D41A_830D_47B2_91C7_4F9FC0AE611E'
+INV_RC = f'{INV}/{RC}'
 VCPU = {'total': 8, 'reserved': 0, 'min_unit': 1, 'max_unit': 8,
         'step_size': 1, 'allocation_ratio': 16.0}
 CONFLICT = (409, fakes.error_body(409, 'generation conflict',
@@ -24,6 +25,11 @@ def _providers(routes, max_attempts=3):
     return reservation.ReservationProviders(
         pclient.PlacementClient(adapter), max_attempts=max_attempts,
         max_wait=0.001), adapter
+
+
+def _sent(adapter):
+    """Paths sent, without the version discovery."""
+    return [path for path in adapter.paths() if path != '/']
 
 
 class TestSetInventory(testtools.TestCase):
@@ -74,26 +80,44 @@ class TestSetInventory(testtools.TestCase):
 
 class TestDeleteInventory(testtools.TestCase):
 
+    def test_one_call_when_nothing_is_in_the_way(self):
+        providers, adapter = _providers({('DELETE', INV_RC): (204, None)})
+        providers.delete_inventory(RP, RC)
+        self.assertEqual([INV_RC], _sent(adapter))
+
     def test_absent_class_is_done(self):
         providers, adapter = _providers({
-            ('GET', INV): _inventories(4, VCPU=VCPU)})
+            ('DELETE', INV_RC): (404, fakes.error_body(404, 'No inventory'))})
         providers.delete_inventory(RP, RC)
-        self.assertEqual([], adapter.paths('PUT'))
+        self.assertEqual([INV_RC], _sent(adapter))
 
     def test_absent_provider_is_done(self):
         providers, _ = _providers({
-            ('GET', INV): (404, fakes.error_body(404, 'No provider'))})
+            ('DELETE', INV_RC): (404, fakes.error_body(404, 'No provider'))})
         providers.delete_inventory(RP, RC)
 
-    def test_in_use_is_a_conflict(self):
+    def test_a_conflict_is_told_apart_by_the_generation_checked_path(self):
+        # Placement answers "concurrent update" for a class in use too
         current = dict(reservation.INVENTORY_DEFAULTS, total=3)
-        providers, _ = _providers({
+        providers, adapter = _providers({
+            ('DELETE', INV_RC): CONFLICT,
             ('GET', INV): _inventories(4, VCPU=VCPU, **{RC: current}),
             ('PUT', INV): (409, fakes.error_body(
                 409, 'in use', 'placement.inventory.inuse'))})
         err = self.assertRaises(exception.Conflict,
                                 providers.delete_inventory, RP, RC)
         self.assertEqual('placement.inventory.inuse', err.placement_code)
+        self.assertEqual([INV_RC, INV, INV], _sent(adapter))
+
+    def test_a_race_is_retried_on_the_generation_checked_path(self):
+        current = dict(reservation.INVENTORY_DEFAULTS, total=3)
+        providers, adapter = _providers({
+            ('DELETE', INV_RC): CONFLICT,
+            ('GET', INV): [_inventories(4, VCPU=VCPU, **{RC: current}),
+                           _inventories(5, VCPU=VCPU)],
+            ('PUT', INV): CONFLICT})
+        providers.delete_inventory(RP, RC)
+        self.assertEqual([INV_RC, INV, INV, INV], _sent(adapter))
 
 
 class TestNames(testtools.TestCase):

@@ -16,6 +16,7 @@ import uuid
 from placement_ext import exception
 
 V_ALLOC = (1, 39)
+V_AGGREGATES = (1, 19)
 
 
 class FakeNova:
@@ -96,7 +97,7 @@ class FakeNova:
         self._count('ensure_aggregate')
         with self._lock:
             agg = self.aggregates.setdefault(name, types.SimpleNamespace(
-                name=name, hosts=[], metadata={}))
+                name=name, hosts=[], metadata={}, uuid=str(uuid.uuid4())))
             agg.metadata.update(metadata)
             return agg
 
@@ -105,6 +106,7 @@ class FakeNova:
         with self._lock:
             if host not in aggregate.hosts:
                 aggregate.hosts.append(host)
+                self._mirror(aggregate, host, True)
 
     def remove_host_from_aggregate(self, name, host):
         self._count('remove_host_from_aggregate')
@@ -112,6 +114,35 @@ class FakeNova:
             agg = self.aggregates.get(name)
             if agg is not None and host in agg.hosts:
                 agg.hosts.remove(host)
+                self._mirror(agg, host, False)
+
+    def _mirror(self, aggregate, host, member):
+        """Like Nova's API: put the host's compute node providers in (or
+        out of) the Placement aggregate of the same UUID."""
+        if self.placement is None:
+            return
+        for hyp in self.hypervisors.values():
+            if hyp['service_host'] != host:
+                continue
+            found = self.placement.request(
+                'GET', '/resource_providers', what='fake nova aggregates',
+                params={'name': hyp['hypervisor_hostname']}).json()
+            for rp in found['resource_providers']:
+                self._set_member(rp['uuid'], aggregate.uuid, member)
+
+    def _set_member(self, rp_uuid, agg_uuid, member):
+        path = f'/resource_providers/{rp_uuid}/aggregates'
+        body = self.placement.request('GET', path, what='fake nova aggregates',
+                                      microversion=V_AGGREGATES).json()
+        aggregates = set(body['aggregates'])
+        aggregates = aggregates | {agg_uuid} if member \
+            else aggregates - {agg_uuid}
+        self.placement.request(
+            'PUT', path, what='fake nova aggregates',
+            microversion=V_AGGREGATES,
+            json={'aggregates': sorted(aggregates),
+                  'resource_provider_generation':
+                  body['resource_provider_generation']})
 
     def aggregate_hosts(self, name):
         self._count('aggregate_hosts')

@@ -1,43 +1,160 @@
-"""From Placement's answers to the capacity decision's inputs."""
+"""From Placement's answers (read now or kept) to the decision's inputs."""
 
 import datetime
 import types
 
 import testtools
 
-from placement_ext.decision import capacity
-from placement_ext.drivers.placement import candidates as ac
+from placement_ext.drivers.placement import client as pclient
+from placement_ext.drivers.placement import driver as pdriver
 from placement_ext.drivers.placement import reservation_reads as rp
 from placement_ext.manager import capacity_inputs as inputs
+from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.drivers import placement_fakes as fakes
 
 RC = 'CUSTOM_RESERVATION_4D17D41A_830D_47B2_91C7_4F9FC0AE611E'
 T0 = datetime.datetime(2030, 1, 1)
+CHILD = '33333333-3333-4333-8333-333333333333'
+VCPU = {'total': 8, 'reserved': 0, 'min_unit': 1, 'max_unit': 8,
+        'step_size': 1, 'allocation_ratio': 4.0}
 
 
-def summary(uuid, root, **resources):
-    return ac.ProviderSummary(
-        uuid, {rc: ac.Usage(*pair) for rc, pair in resources.items()},
-        frozenset(), None if uuid == root else root, root)
+def _reads(routes):
+    adapter = fakes.FakeAdapter(routes)
+    client = pclient.PlacementClient(adapter)
+    return rp.ReservationPlacement(pdriver.PlacementDriver(client)), adapter
+
+
+def _host_routes(generation, used):
+    cn = f'/resource_providers/{fakes.CN1}'
+    return {
+        ('GET', f'{cn}/inventories'): (200, {
+            'resource_provider_generation': generation,
+            'inventories': {'VCPU': VCPU, 'CUSTOM_X': VCPU}}),
+        ('GET', f'{cn}/usages'): (200, {
+            'resource_provider_generation': generation,
+            'usages': {'VCPU': used, 'CUSTOM_X': 1}}),
+        ('GET', f'/resource_providers/{CHILD}/usages'): (200, {
+            'resource_provider_generation': 1,
+            'usages': {RC: 2, 'CUSTOM_OTHER': 1}}),
+    }
 
 
 class TestHostUsage(testtools.TestCase):
 
-    def test_from_summaries_sums_the_tree_and_reads_reserved_usage(self):
-        usage = rp._from_summaries([
-            summary('cn', 'cn', VCPU=(8, 3), MEMORY_MB=(4096, 1024),
-                    DISK_GB=(100, 2)),
-            summary('numa', 'cn', VCPU=(4, 1)),
-            summary('blazar', 'cn', **{RC: (4, 2)}),
-        ])
-        self.assertEqual('candidates', usage.source)
-        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 1024, 'DISK_GB': 2},
-                         usage.usages)
+    def test_inventories_usages_and_reserved_usage(self):
+        reads, adapter = _reads(_host_routes(9, 2))
+        generation, usage = reads.host_usage(fakes.CN1, CHILD)
+        self.assertEqual(9, generation)
+        self.assertEqual({'VCPU': VCPU}, usage.inventories)
+        self.assertEqual({'VCPU': 2}, usage.usages)
         self.assertEqual({RC: 2}, usage.reservation_usages)
-        host = capacity.Host.from_placement('cn', usage.inventories,
-                                            usage.usages)
-        self.assertEqual((12, 4096, 100),
-                         tuple(i.capacity for i in host.inventories()))
+        self.assertEqual(3, len(adapter.paths()) - 1)  # - version discovery
+
+    def test_an_idle_host_needs_no_reservation_provider_read(self):
+        reads, adapter = _reads(_host_routes(9, 0))
+        _generation, usage = reads.host_usage(fakes.CN1, CHILD)
+        self.assertEqual({}, usage.reservation_usages)
+        self.assertEqual(2, len(adapter.paths()) - 1)
+
+    def test_pool_generations_in_one_call(self):
+        reads, adapter = _reads({('GET', '/resource_providers'): (200, {
+            'resource_providers': [{'uuid': 'a', 'generation': 3},
+                                   {'uuid': 'b', 'generation': 0}]})})
+        self.assertEqual({'a': 3, 'b': 0}, reads.pool_generations('agg'))
+        self.assertEqual({'member_of': 'agg'}, adapter.sent[-1].params)
+
+
+class FakeReads:
+    """The two reads current_usages makes, counted."""
+
+    def __init__(self, generations):
+        self.generations = generations
+        self.read = []
+
+    def pool_generations(self, aggregate_uuid):
+        return dict(self.generations)
+
+    def host_usage(self, compute_uuid, reservation_uuid):
+        self.read.append(compute_uuid)
+        return self.generations.get(compute_uuid, 0), rp.HostUsage(
+            {'VCPU': VCPU}, {'VCPU': 1}, {}, 'inventories')
+
+
+class TestCurrentUsages(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(db_fixture.Database()).db
+        self.hosts = [host_obj.create(
+            self.db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
+            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
+            compute_provider_uuid=f'rp-{i}') for i in range(3)]
+        self.views = {}
+
+    def usages(self, reads, views=None):
+        views = views or self.views.setdefault(
+            id(reads), inputs.HostViews(reads, self.db))
+        return views.current(self.hosts, 'agg')
+
+    def test_hosts_are_read_once_then_kept_until_they_change(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        usages, plan = self.usages(reads)
+        self.assertEqual(['rp-0', 'rp-1', 'rp-2'], reads.read)
+        self.assertEqual({'inventories'}, {u.source for u in usages.values()})
+        reads.read.clear()
+        usages, plan = self.usages(reads)
+        self.assertEqual([], reads.read)
+        self.assertEqual({'kept'}, {u.source for u in usages.values()})
+        self.assertEqual({'VCPU': 1}, usages[self.hosts[0].id].usages)
+        reads.generations['rp-1'] = 2
+        _usages, plan = self.usages(reads)
+        self.assertEqual(['rp-1'], reads.read)
+        self.assertEqual((self.hosts[1].id,), plan.read)
+
+    def test_unlisted_hosts_are_read_every_time(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1})
+        self.usages(reads)
+        reads.read.clear()
+        _usages, plan = self.usages(reads)
+        self.assertEqual(['rp-2'], reads.read)
+        self.assertEqual((self.hosts[2].id,), plan.unlisted)
+
+    def test_forgotten_hosts_are_read_again(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        self.usages(reads)
+        host_obj.forget_usages(self.db, [self.hosts[0].id])
+        reads.read.clear()
+        self.usages(reads)
+        self.assertEqual(['rp-0'], reads.read)
+
+    def test_another_manager_uses_the_views_kept_by_the_first(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        self.usages(reads)
+        reads.read.clear()
+        other = inputs.HostViews(reads, self.db)
+        usages, _plan = self.usages(reads, other)
+        self.assertEqual([], reads.read)
+        self.assertEqual({'kept'}, {u.source for u in usages.values()})
+        hosts = other.decision_hosts(self.hosts, usages)
+        self.assertEqual([8 * 4] * 3, [h.vcpus.capacity for h in hosts])
+
+    def test_a_view_stored_again_is_loaded_again(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        views = inputs.HostViews(reads, self.db)
+        self.usages(reads, views)
+        self.usages(reads, views)
+        # a lease ended: forgotten, read again at the same generation
+        # with less in use
+        host_obj.forget_usages(self.db, [self.hosts[0].id])
+        host_obj.remember_usages(self.db, {self.hosts[0].id: (
+            host_obj.KnownUsage(1, {'VCPU': VCPU}, {'VCPU': 0}, {}))})
+        usages, _plan = self.usages(reads, views)
+        self.assertEqual({'VCPU': 0}, usages[self.hosts[0].id].usages)
+        (host, *_rest) = views.decision_hosts(self.hosts, usages)
+        self.assertEqual(0, host.usage.vcpus)
 
     def test_decision_inputs(self):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
@@ -53,5 +170,3 @@ class TestHostUsage(testtools.TestCase):
         self.assertEqual(('r1', 'cn1', 3, 2),
                          (slots.reservation_id, slots.host, slots.slots,
                           slots.running))
-        self.assertEqual({'VCPU': 1, 'MEMORY_MB': 0, 'DISK_GB': 2},
-                         inputs.flavor_of(capacity.Resources(1, 0, 2)))
