@@ -328,3 +328,64 @@ class TestSkeleton(testtools.TestCase):
         self.assertEqual(original, templates)
         self.assertEqual({'group': FROM_PARAM}, hints(
             result.templates['VDU2.yaml']['resources']['VDU2']))
+
+
+class TestSeedExample(testtools.TestCase):
+    """Seed 001: anti-affinity over a PlacementGroup of the master and
+    worker VDUs (3 instances each at least), Tacker's pod-affinity
+    BaseHOT shape (AutoScalingGroups of nested templates)."""
+
+    def flavour(self, groups):
+        document = test_vnfd.rules_document(
+            {'policy_antiaffinity_group': rule(['antiAffinityGroup'])},
+            groups,
+            masterNode={'min_number_of_instances': 3,
+                        'max_number_of_instances': 5},
+            workerNode={'min_number_of_instances': 3,
+                        'max_number_of_instances': 5})
+        return vnfd.parse(document)
+
+    GROUPS = {'antiAffinityGroup': {'type': vnfd.PLACEMENT_GROUP,
+                                    'members': ['masterNode', 'workerNode']}}
+
+    def templates(self):
+        top = hot(**{vdu: {'type': tr.AUTO_SCALING_GROUP, 'properties': {
+            'min_size': 3, 'max_size': 5, 'desired_capacity': 3,
+            'resource': {'type': f'{vdu}.yaml'}}}
+            for vdu in ('masterNode', 'workerNode')})
+        return {'top.yaml': top,
+                'masterNode.yaml': hot(masterNode=server()),
+                'workerNode.yaml': hot(workerNode=server())}
+
+    def test_one_anti_affinity_group_for_masters_and_workers(self):
+        result = tr.translate(self.flavour(self.GROUPS), self.templates(),
+                              'top.yaml', hosts={'AZ-1': 4, 'nova': 2})
+        top = result.templates['top.yaml']['resources']
+        self.assertEqual(['anti-affinity'], top[
+            'policy_antiaffinity_group_group']['properties']['policies'])
+        for vdu in ('masterNode', 'workerNode'):
+            self.assertEqual({'group': FROM_PARAM}, hints(
+                result.templates[f'{vdu}.yaml']['resources'][vdu]))
+
+    def test_six_members_on_five_hosts_refused(self):
+        error = self.assertRaises(
+            exception.InvalidInput, tr.translate, self.flavour(self.GROUPS),
+            self.templates(), 'top.yaml', hosts=5)
+        self.assertEqual(
+            'Invalid policies.policy_antiaffinity_group: anti-affinity needs '
+            '6 different hosts for min_number_of_instances (masterNode: 3, '
+            'workerNode: 3); the cloud has 5 usable compute hosts',
+            str(error))
+
+    def test_the_seeds_misindented_group_is_an_unknown_target(self):
+        # the spec's YAML puts type and members beside the group's name
+        groups = {'antiAffinityGroup': None,
+                  'type': vnfd.PLACEMENT_GROUP,
+                  'members': ['masterNode', 'workerNode']}
+        error = self.assertRaises(exception.InvalidInput, tr.translate,
+                                  self.flavour(groups), self.templates(),
+                                  'top.yaml')
+        self.assertEqual(
+            "Invalid policies.policy_antiaffinity_group.targets: "
+            "'antiAffinityGroup' is neither a VDU nor a "
+            'tosca.groups.nfv.PlacementGroup of the VNFD', str(error))
