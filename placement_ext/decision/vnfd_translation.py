@@ -309,7 +309,13 @@ class _Edits:
                 field=f'templates.{where}',
                 reason=f'the resource of VDU {vdu!r} is not a map')
         kind = resource.get('type')
-        properties = resource.setdefault('properties', {})
+        if resource.get('properties') is None:
+            resource['properties'] = {}
+        properties = resource['properties']
+        if not isinstance(properties, dict):
+            raise exception.InvalidInput(
+                field=f'templates.{where}',
+                reason=f'the properties of VDU {vdu!r} are not a map')
         if kind in _MEMBER_DEFINITION:
             self._member(where, properties.get(_MEMBER_DEFINITION[kind]),
                          vdu, group, policy, depth)

@@ -133,6 +133,19 @@ class TestHostScope(testtools.TestCase):
         self.assertEqual({'group': FROM_PARAM},
                          hints(out['server.yaml']['resources']['VDU']))
 
+    def test_members_without_properties(self):
+        templates = {'top.yaml': hot(
+            VDU1={'type': tr.AUTO_SCALING_GROUP, 'properties': {
+                'resource': {'type': 'VDU1.yaml', 'properties': None}}},
+            VDU2={'type': tr.SERVER})}
+        templates['VDU1.yaml'] = hot(VDU1={'type': tr.SERVER})
+        result = self.translate({'a': rule(['pg'])}, templates)
+        top = result.templates['top.yaml']['resources']
+        self.assertEqual({'server_group': GROUP}, top['VDU1']['properties'][
+            'resource']['properties'])
+        self.assertEqual({'scheduler_hints': {'group': GROUP}},
+                         top['VDU2']['properties'])
+
     def test_idempotent(self):
         policies = {'a': rule(['pg'], fallback_best_effort=True),
                     'z': rule(['VDU1'], scope='zone')}
