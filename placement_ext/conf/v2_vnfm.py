@@ -126,6 +126,18 @@ Grant says; a refusal fails the operation. When false (the Tacker
 behaviour) the NFVO is not told of the move. Operations must then carry
 the GrantRequest they were granted with (``grant_request``).
 """),
+    cfg.BoolOpt(
+        'placement_check_anti_affinity_hosts',
+        default=False,
+        help="""
+When translating a VNFD's affinity rules into Nova server groups
+(``placement-ext vnfd translate``), ask Nova how many compute hosts are up
+(per availability zone) and refuse a hard ``nfvi_node`` anti-affinity rule
+whose targets' ``min_number_of_instances`` add up to more hosts than that.
+Listing hosts per zone is admin-only by default policy; without it the
+check is skipped with a warning. ``--hosts`` or ``--check-hosts`` ask for
+the check in one run.
+"""),
     cfg.IntOpt(
         'openstack_vim_stack_create_timeout',
         default=20,

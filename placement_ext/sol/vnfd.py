@@ -16,6 +16,10 @@ caller reads the file.
 * ``policies``: one ordered map name -> definition (TOSCA allows a list
   of one-entry maps or a map); with ``groups``, what
   :func:`placement_ext.decision.grant_constraints.build` takes.
+* :func:`affinity_rules`: the ``AffinityRule`` / ``AntiAffinityRule``
+  policies with their targets resolved to VDUs (a
+  ``tosca.groups.nfv.PlacementGroup`` target expands to its members),
+  checked: an unknown target is refused naming the policy.
 """
 
 import dataclasses
@@ -25,6 +29,12 @@ from placement_ext import exception
 
 VDU_COMPUTE = 'tosca.nodes.nfv.Vdu.Compute'
 VDU_INITIAL_DELTA = 'tosca.policies.nfv.VduInitialDelta'
+AFFINITY_RULE = 'tosca.policies.nfv.AffinityRule'
+ANTI_AFFINITY_RULE = 'tosca.policies.nfv.AntiAffinityRule'
+PLACEMENT_GROUP = 'tosca.groups.nfv.PlacementGroup'
+# properties.fallback_best_effort: our extension of the rules (a rule
+# that may be relaxed: best effort in a Grant, a soft Nova policy)
+FALLBACK_PROPERTY = 'fallback_best_effort'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +48,9 @@ class Vnfd:
     descriptor_id: str | None = None
     # VDU id -> vdu_profile.max_number_of_instances, where the VNFD says
     max_instances: Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
+    # VDU id -> vdu_profile.min_number_of_instances, where the VNFD says
+    min_instances: Mapping[str, int] = dataclasses.field(
         default_factory=dict)
 
     def placement_policies(self, types: tuple[str, ...]) -> tuple[str, ...]:
@@ -65,7 +78,8 @@ def parse(document: object) -> Vnfd:
             field='node_templates',
             reason=f'no node template of type {VDU_COMPUTE}')
     vdus.update(_initial_deltas(policies, vdus))
-    max_instances = _max_instances(nodes, vdus)
+    max_instances = _instances(nodes, vdus, 'max_number_of_instances', 1)
+    min_instances = _instances(nodes, vdus, 'min_number_of_instances', 0)
     for vdu_id, count in vdus.items():
         if count > max_instances.get(vdu_id, count):
             raise exception.InvalidInput(
@@ -77,6 +91,7 @@ def parse(document: object) -> Vnfd:
                         'substitution_mappings')
     return Vnfd(
         vdus=vdus, policies=policies, max_instances=max_instances,
+        min_instances=min_instances,
         groups=_map(topology.get('groups') or {}, 'groups'),
         flavour_id=_property(substitution, nodes, 'flavour_id'),
         descriptor_id=_property(substitution, nodes, 'descriptor_id')
@@ -93,20 +108,19 @@ def _name(name: object, where: str) -> str:
     return name
 
 
-def _max_instances(nodes: Mapping, vdus: Mapping[str, int]
-                   ) -> dict[str, int]:
+def _instances(nodes: Mapping, vdus: Mapping[str, int], name: str,
+               least: int) -> dict[str, int]:
     out = {}
     for vdu_id in vdus:
-        value = _lookup(nodes[vdu_id], 'properties', 'vdu_profile',
-                        'max_number_of_instances')
+        value = _lookup(nodes[vdu_id], 'properties', 'vdu_profile', name)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) \
-                or value < 1:
+                or value < least:
             raise exception.InvalidInput(
                 field=f'node_templates.{vdu_id}.properties.vdu_profile.'
-                      'max_number_of_instances',
-                reason=f'must be a whole number of at least 1, not '
+                      f'{name}',
+                reason=f'must be a whole number of at least {least}, not '
                        f'{value!r}')
         out[vdu_id] = value
     return out
@@ -204,3 +218,100 @@ def _lookup(value: object, *keys: str) -> object:
             return None
         value = value.get(key)
     return value
+
+
+@dataclasses.dataclass(frozen=True)
+class AffinityRule:
+    """An ``AffinityRule`` / ``AntiAffinityRule`` policy, targets resolved.
+
+    ``soft``: the policy's ``properties.fallback_best_effort`` is true
+    (the rule may be relaxed), unless overridden by the caller.
+    """
+
+    name: str
+    anti: bool
+    scope: str
+    vdus: tuple[str, ...]
+    soft: bool = False
+
+    @property
+    def kind(self) -> str:
+        return 'anti-affinity' if self.anti else 'affinity'
+
+
+def affinity_rules(flavour: Vnfd,
+                   soft: Mapping[str, bool] | None = None
+                   ) -> tuple[AffinityRule, ...]:
+    """The flavour's affinity and anti-affinity rules, in policy order.
+
+    :param soft: policy name -> soft, overriding the policy's
+        ``fallback_best_effort`` property.
+    :raises InvalidInput: naming the policy (``policies.<name>...``): a
+        target that is neither a VDU nor a PlacementGroup of the VNFD, a
+        group member that is not a VDU, no ``scope``, a
+        ``fallback_best_effort`` that is not a boolean; or an override
+        naming no such rule.
+    """
+    soft = dict(soft or {})
+    rules = []
+    for name, policy in flavour.policies.items():
+        anti = {ANTI_AFFINITY_RULE: True,
+                AFFINITY_RULE: False}.get(policy.get('type'))
+        if anti is None:
+            continue
+        properties = _map(policy.get('properties') or {},
+                          f'policies.{name}.properties')
+        scope = properties.get('scope')
+        if not isinstance(scope, str) or not scope:
+            raise exception.InvalidInput(
+                field=f'policies.{name}.properties.scope',
+                reason='a rule needs a scope (nfvi_node, zone, ...)')
+        fallback = properties.get(FALLBACK_PROPERTY, False)
+        if not isinstance(fallback, bool):
+            raise exception.InvalidInput(
+                field=f'policies.{name}.properties.{FALLBACK_PROPERTY}',
+                reason='must be true or false')
+        rules.append(AffinityRule(
+            name=name, anti=anti, scope=scope,
+            vdus=_rule_vdus(flavour, name, policy.get('targets')),
+            soft=soft.pop(name, fallback)))
+    if soft:
+        raise exception.InvalidInput(
+            field='policies',
+            reason=f'no affinity or anti-affinity rule named '
+                   f'{", ".join(sorted(soft))}')
+    return tuple(rules)
+
+
+def _rule_vdus(flavour: Vnfd, name: str, targets: object
+               ) -> tuple[str, ...]:
+    field = f'policies.{name}.targets'
+    if not isinstance(targets, list) or not targets or \
+            not all(isinstance(t, str) for t in targets):
+        raise exception.InvalidInput(
+            field=field, reason='must be a non-empty list of VDU or '
+                                'PlacementGroup names')
+    vdus: dict[str, None] = {}
+    for target in targets:
+        if target in flavour.vdus:
+            vdus[target] = None
+            continue
+        group = flavour.groups.get(target)
+        if not isinstance(group, Mapping) or \
+                group.get('type') != PLACEMENT_GROUP:
+            raise exception.InvalidInput(
+                field=field,
+                reason=f'{target!r} is neither a VDU nor a {PLACEMENT_GROUP}'
+                       f' of the VNFD')
+        members = group.get('members')
+        if not isinstance(members, list) or not members:
+            raise exception.InvalidInput(
+                field=field, reason=f'group {target!r} has no members list')
+        for member in members:
+            if not isinstance(member, str) or member not in flavour.vdus:
+                raise exception.InvalidInput(
+                    field=field,
+                    reason=f'group {target!r}: member {member!r} is not a '
+                           f'VDU of the VNFD')
+            vdus[member] = None
+    return tuple(vdus)

@@ -136,3 +136,107 @@ class TestBadInput(testtools.TestCase):
                          self._field(delta(1, ['VDU9'])))
         self.assertEqual('policies.d.targets', self._field(delta(1, [])))
         self.assertEqual({'VDU1': 0, 'VDU2': 1}, vnfd.parse(delta(0)).vdus)
+
+
+def rules_document(policies, groups=None, **vdu_profiles):
+    nodes = {name: {'type': vnfd.VDU_COMPUTE,
+                    'properties': {'vdu_profile': profile}}
+             for name, profile in (vdu_profiles or {
+                 'VDU1': {'min_number_of_instances': 2},
+                 'VDU2': {}}).items()}
+    return {'topology_template': {
+        'node_templates': nodes, 'policies': policies,
+        'groups': groups or {'pg': {'type': vnfd.PLACEMENT_GROUP,
+                                    'members': ['VDU1', 'VDU2']}}}}
+
+
+def rule(targets, scope='nfvi_node', anti=True, **properties):
+    return {'type': vnfd.ANTI_AFFINITY_RULE if anti else vnfd.AFFINITY_RULE,
+            'targets': targets, 'properties': dict(scope=scope, **properties)}
+
+
+class TestAffinityRules(testtools.TestCase):
+
+    def rules(self, policies, soft=None, groups=None):
+        return vnfd.affinity_rules(vnfd.parse(rules_document(
+            policies, groups)), soft)
+
+    def test_vdu_and_group_targets_in_order(self):
+        rules = self.rules({
+            'scaling': {'type': 'tosca.policies.nfv.ScalingAspects'},
+            'a': rule(['pg']),
+            'b': rule(['VDU2', 'VDU1'], scope='zone', anti=False)})
+        self.assertEqual(
+            [vnfd.AffinityRule('a', True, 'nfvi_node', ('VDU1', 'VDU2')),
+             vnfd.AffinityRule('b', False, 'zone', ('VDU2', 'VDU1'))],
+            list(rules))
+        self.assertEqual(['anti-affinity', 'affinity'],
+                         [r.kind for r in rules])
+
+    def test_group_and_its_member_count_once(self):
+        self.assertEqual(('VDU1', 'VDU2'), self.rules(
+            {'a': rule(['VDU1', 'pg'])})[0].vdus)
+
+    def test_soft_from_the_property_or_the_override(self):
+        policies = {'a': rule(['pg'], fallback_best_effort=True),
+                    'b': rule(['VDU1'], scope='zone')}
+        self.assertEqual([True, False],
+                         [r.soft for r in self.rules(policies)])
+        self.assertEqual([False, True], [r.soft for r in self.rules(
+            policies, soft={'a': False, 'b': True})])
+
+    def test_min_number_of_instances(self):
+        flavour = vnfd.parse(rules_document({}))
+        self.assertEqual({'VDU1': 2}, flavour.min_instances)
+
+    def assertRefused(self, field, reason, policies, soft=None,
+                      groups=None):
+        error = self.assertRaises(exception.InvalidInput, self.rules,
+                                  policies, soft, groups)
+        self.assertEqual(f'Invalid {field}: {reason}', str(error))
+
+    def test_unknown_target(self):
+        self.assertRefused(
+            'policies.a.targets', "'VDU9' is neither a VDU nor a "
+            'tosca.groups.nfv.PlacementGroup of the VNFD',
+            {'a': rule(['VDU1', 'VDU9'])})
+
+    def test_group_of_another_type_is_unknown(self):
+        self.assertRefused(
+            'policies.a.targets', "'g' is neither a VDU nor a "
+            'tosca.groups.nfv.PlacementGroup of the VNFD',
+            {'a': rule(['g'])},
+            groups={'g': {'type': 'tosca.groups.Root', 'members': ['VDU1']}})
+
+    def test_group_member_not_a_vdu(self):
+        self.assertRefused(
+            'policies.a.targets', "group 'pg': member 'VL1' is not a VDU of "
+            'the VNFD', {'a': rule(['pg'])},
+            groups={'pg': {'type': vnfd.PLACEMENT_GROUP,
+                           'members': ['VDU1', 'VL1']}})
+
+    def test_no_targets_no_scope_bad_fallback(self):
+        self.assertRefused(
+            'policies.a.targets', 'must be a non-empty list of VDU or '
+            'PlacementGroup names', {'a': rule([])})
+        self.assertRefused(
+            'policies.a.properties.scope', 'a rule needs a scope (nfvi_node, '
+            'zone, ...)', {'a': {'type': vnfd.AFFINITY_RULE,
+                                 'targets': ['VDU1']}})
+        self.assertRefused(
+            'policies.a.properties.fallback_best_effort',
+            'must be true or false',
+            {'a': rule(['VDU1'], fallback_best_effort='yes')})
+
+    def test_override_of_no_rule(self):
+        self.assertRefused('policies', 'no affinity or anti-affinity rule '
+                           'named zz', {'a': rule(['VDU1'])}, {'zz': True})
+
+    def test_bad_min_number_of_instances(self):
+        error = self.assertRaises(
+            exception.InvalidInput, vnfd.parse, rules_document(
+                {}, VDU1={'min_number_of_instances': -1}))
+        self.assertEqual(
+            'Invalid node_templates.VDU1.properties.vdu_profile.'
+            'min_number_of_instances: must be a whole number of at least '
+            '0, not -1', str(error))
