@@ -14,7 +14,7 @@ cost, and the demand (a flavor and a count)::
    "candidates": [{"cloud_owner": "CloudOwner", "region_id": "RegionOne",
                    "cloud_type": "OpenStack", "latitude": 48.85,
                    "longitude": 2.35, "availability_zone": "AZ-1",
-                   "project": "demo"}, ...],
+                   "project": "<project id>"}, ...],
    "customer_location": {"latitude": 48.1, "longitude": 11.6},
    "weights": {"distance": 1, "cost": 2},
    "demand": {"flavor": "m1.small", "count": 2},   or a size:
