@@ -14,6 +14,7 @@ inputs, in memory, keyed by the stored row's generation and write time:
 a lease create loads from the database only rows written since.
 """
 
+import dataclasses
 import datetime
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -34,6 +35,17 @@ Usages = Mapping[int, reservation_reads.HostUsage]
 _Stamp = tuple[int, datetime.datetime | None]
 
 
+@dataclasses.dataclass(frozen=True)
+class Current:
+    """What a lease create decides from, before locking: the reservable
+    hosts by hypervisor hostname, host id -> usage as Placement has it
+    now, and what was read from Placement."""
+
+    hosts: list[host_obj.Host]
+    usages: dict[int, reservation_reads.HostUsage]
+    plan: usage_freshness.ReadPlan
+
+
 class HostViews:
     """Placement's view of the hosts for one manager's lease creates."""
 
@@ -44,30 +56,54 @@ class HostViews:
         # host id -> (stamp, usage, decision host) of loaded views
         self._loaded: dict[int, tuple[_Stamp, reservation_reads.HostUsage,
                                       capacity.Host]] = {}
+        # host id -> the host as last loaded
+        self._hosts: dict[int, host_obj.Host] = {}
 
-    def current(self, hosts: list[host_obj.Host], pool_uuid: str | None
-                ) -> tuple[dict[int, reservation_reads.HostUsage],
-                           usage_freshness.ReadPlan]:
-        """Host id -> usage as Placement has it now, and what was read.
+    def current(self, pool_uuid: str | None) -> Current:
+        """The reservable hosts and their usage as Placement has it now.
 
-        Two statements and one Placement call, plus two or three calls
-        per host that changed since it was last read (or is not in the
-        pool's aggregate in Placement).
+        One narrow statement while the one Placement call runs, one more
+        for hosts and views this manager has not loaded yet (or that
+        changed since), plus two or three calls per host that changed
+        since it was last read (or is not in the pool's aggregate in
+        Placement).
         """
         with futures.ThreadPoolExecutor(1) as pool:
             # the one Placement call runs while the database answers
             listing = pool.submit(self.placement.pool_generations,
                                   pool_uuid) if pool_uuid else None
-            stamps = host_obj.usage_stamps(self.database)
+            stamps = host_obj.reservable_stamps(self.database)
+            hosts = self._current_hosts(stamps)
             listed = listing.result() if listing else {}
         plan = usage_freshness.plan_reads(
             {h.id: h.compute_provider_uuid for h in hosts},
-            {host_id: stamp[0] for host_id, stamp in stamps.items()}, listed)
+            {host_id: stamp.view[0] for host_id, stamp in stamps.items()
+             if stamp.view is not None}, listed)
         if plan.unlisted:
             LOG.warning('%(n)d reservable host(s) are not in the free pool '
                         'aggregate %(agg)s in Placement and are read one by '
                         'one (run "nova-manage placement sync_aggregates")',
                         {'n': len(plan.unlisted), 'agg': pool_uuid})
+        return Current(hosts, self._usages(hosts, stamps, plan), plan)
+
+    def _current_hosts(self, stamps: Mapping[int, host_obj.Stamp]
+                       ) -> list[host_obj.Host]:
+        """The reservable hosts by hypervisor hostname, loading only
+        those whose row changed since this manager loaded it."""
+        self._hosts = {host_id: host for host_id, host in self._hosts.items()
+                       if _same_host(host, stamps.get(host_id))}
+        missing = [host_id for host_id in stamps if host_id not in self._hosts]
+        if missing:
+            self._hosts.update((h.id, h) for h in host_obj.get_many(
+                self.database, missing) if h.reservable)
+        return sorted(self._hosts.values(),
+                      key=lambda h: h.hypervisor_hostname)
+
+    def _usages(self, hosts: list[host_obj.Host],
+                stamps: Mapping[int, host_obj.Stamp],
+                plan: usage_freshness.ReadPlan
+                ) -> dict[int, reservation_reads.HostUsage]:
+        """Read what the plan says, store it, load the other views."""
         by_id = {h.id: h for h in hosts}
         fresh = {host_id: _read(self.placement, by_id[host_id])
                  for host_id in plan.read}
@@ -75,12 +111,14 @@ class HostViews:
         host_obj.remember_usages(self.database, {
             host_id: view for host_id, view in fresh.items()
             if host_id not in unlisted})
-        self._load([h for h in hosts if h.id not in fresh], stamps)
+        kept = {host_id: stamp.view for host_id, stamp in stamps.items()
+                if stamp.view is not None}
+        self._load([h for h in hosts if h.id not in fresh], kept)
         usages = {h.id: self._loaded[h.id][1] for h in hosts
                   if h.id not in fresh and h.id in self._loaded}
         usages.update((host_id, _usage(view, 'inventories'))
                       for host_id, view in fresh.items())
-        return usages, plan
+        return usages
 
     def decision_hosts(self, hosts: Iterable[host_obj.Host],
                        usages: Usages) -> list[capacity.Host]:
@@ -112,6 +150,15 @@ class HostViews:
             usage = _usage(view, 'kept')
             self._loaded[host.id] = (stamps[host.id], usage,
                                      _decision_host(host, usage))
+
+
+def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:
+    """Whether the loaded host is still the reservable row it was (every
+    change of a host row bumps its generation; a new row that took an
+    old id has another compute node provider)."""
+    return stamp is not None and (host.generation, host.compute_provider_uuid
+                                  ) == (stamp.generation,
+                                        stamp.compute_provider_uuid)
 
 
 def _read(placement: reservation_reads.ReservationPlacement,

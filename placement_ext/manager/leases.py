@@ -101,16 +101,14 @@ class Leases:
                        f'or a later date')
         requests = [_request(i, res)
                     for i, res in enumerate(values['reservations'])]
-        candidates = host_obj.list_hosts(self.database, reservable=True)
-        if not candidates:
+        seen = self.views.current(self.hosts.freepool_uuid())
+        if seen.plan.unlisted:
+            self.hosts.forget_freepool_uuid()
+        if not seen.hosts:
             raise exception.Conflict(
                 reason='no reservable host; enrol hosts with '
                        '"placement-ext host create"')
-        usages, plan = self.views.current(candidates,
-                                          self.hosts.freepool_uuid())
-        if plan.unlisted:
-            self.hosts.forget_freepool_uuid()
-        lease_id = self._reserve(values, requests, candidates, usages,
+        lease_id = self._reserve(values, requests, seen.hosts, seen.usages,
                                  project_id, user_id)
         lease = lease_obj.get(self.database, lease_id)
         self._provision_or_undo(lease)

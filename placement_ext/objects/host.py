@@ -147,16 +147,33 @@ def lock_reservable(database: db_api.Database) -> set[int]:
             .order_by(table.id).with_for_update()))
 
 
-def usage_stamps(database: db_api.Database
-                 ) -> dict[int, tuple[int, datetime.datetime]]:
-    """Host id -> (provider generation, when stored) of every kept view:
-    enough to tell whether a view already loaded is still the same."""
-    table = models.ComputeHostUsage
+@dataclasses.dataclass(frozen=True)
+class Stamp:
+    """A reservable host as a lease create first sees it: enough to tell
+    whether the host and its kept view, as a manager loaded them, are
+    still the same (see :func:`reservable_stamps`)."""
+
+    generation: int
+    compute_provider_uuid: str
+    # (provider generation, when stored) of its kept view, if any
+    view: tuple[int, datetime.datetime] | None
+
+
+def reservable_stamps(database: db_api.Database) -> dict[int, Stamp]:
+    """Host id -> :class:`Stamp` of every reservable host, in one narrow
+    statement (no ORM objects): the host row's generation (bumped by
+    every change of the row) and its compute node provider, and the
+    stamp of its kept view."""
+    host, view = models.ComputeHost, models.ComputeHostUsage
+    stmt = (sa.select(host.id, host.generation, host.compute_provider_uuid,
+                      view.provider_generation, view.created_at)
+            .outerjoin(view, view.compute_host_id == host.id)
+            .where(host.reservable == sa.true()))
     with database.reader() as session:
-        return {host_id: (generation, stored) for host_id, generation, stored
-                in session.execute(sa.select(
-                    table.compute_host_id, table.provider_generation,
-                    table.created_at))}
+        return {host_id: Stamp(generation, provider,
+                               None if kept is None else (kept, stored))
+                for host_id, generation, provider, kept, stored
+                in session.execute(stmt)}
 
 
 def known_usages(database: db_api.Database,

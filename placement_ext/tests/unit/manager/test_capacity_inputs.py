@@ -97,7 +97,10 @@ class TestCurrentUsages(testtools.TestCase):
     def usages(self, reads, views=None):
         views = views or self.views.setdefault(
             id(reads), inputs.HostViews(reads, self.db))
-        return views.current(self.hosts, 'agg')
+        seen = views.current('agg')
+        self.assertEqual([h.id for h in self.hosts],
+                         [h.id for h in seen.hosts])
+        return seen.usages, seen.plan
 
     def test_hosts_are_read_once_then_kept_until_they_change(self):
         reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
@@ -155,6 +158,40 @@ class TestCurrentUsages(testtools.TestCase):
         self.assertEqual({'VCPU': 0}, usages[self.hosts[0].id].usages)
         (host, *_rest) = views.decision_hosts(self.hosts, usages)
         self.assertEqual(0, host.usage.vcpus)
+
+    def test_hosts_are_loaded_once_then_only_when_they_change(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        views = inputs.HostViews(reads, self.db)
+        self.usages(reads, views)
+        loaded = []
+        real_get_many = host_obj.get_many
+
+        def get_many(database, host_ids):
+            loaded.append(sorted(host_ids))
+            return real_get_many(database, host_ids)
+
+        self.patch(host_obj, 'get_many', get_many)
+        self.assertEqual(self.hosts, views.current('agg').hosts)
+        self.assertEqual([], loaded)
+        changed = host_obj.set_reservation_provider(self.db, self.hosts[1],
+                                                    CHILD)
+        self.hosts[1] = changed
+        self.assertEqual(self.hosts, views.current('agg').hosts)
+        self.assertEqual([[changed.id]], loaded)
+
+    def test_retired_and_new_hosts(self):
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1, 'rp-3': 1})
+        views = inputs.HostViews(reads, self.db)
+        self.usages(reads, views)
+        host_obj.retire(self.db, self.hosts[0])
+        new = host_obj.create(
+            self.db, hypervisor_hostname='cn3', service_name='cn3',
+            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
+            compute_provider_uuid='rp-3')
+        seen = views.current('agg')
+        self.assertEqual([self.hosts[1].id, self.hosts[2].id, new.id],
+                         [h.id for h in seen.hosts])
+        self.assertEqual({h.id for h in seen.hosts}, set(seen.usages))
 
     def test_decision_inputs(self):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
