@@ -78,16 +78,16 @@ def _problem(key: object, ours: frozenset[str],
         return 'no topologyKey: the API server refuses the term'
     carriers = None if nodes is None else sorted(
         name for name, labels in nodes.items() if key in labels)
+    if carriers == []:
+        return ('no node carries this label, so the term spreads nothing' +
+                (' (label the workers first)' if key in ours else ''))
     if key not in ours:
-        if carriers == []:
-            return 'no node carries this label, so the term spreads nothing'
         return ('not a compute-host label we set (ours: '
                 f'{", ".join(sorted(ours))}): pods may share a compute host')
-    if carriers is not None:
-        missing = sorted(set(nodes) - set(carriers))
-        if missing:
-            return (f'nodes {", ".join(missing)} lack the label: they are '
-                    'in no domain, so the term does not keep pods off them')
+    missing = sorted(set(nodes or ()) - set(carriers or ()))
+    if missing:
+        return (f'nodes {", ".join(missing)} lack the label: they are in '
+                'no domain, so the term does not keep pods off them')
     return None
 
 

@@ -113,3 +113,8 @@ class TestCheck(testtools.TestCase):
         self.assertRaises(exception.InvalidInput, mc.check, [bad], OURS)
         bad['spec']['template']['spec']['affinity'] = {'podAntiAffinity': 1}
         self.assertRaises(exception.InvalidInput, mc.check, [bad], OURS)
+
+    def test_our_key_on_no_node_yet(self):
+        report = mc.check([deployment(required=[term()])], OURS,
+                          node_labels={'w1': {}})
+        self.assertIn('label the workers first', report.findings[0].reason)
