@@ -3,7 +3,6 @@ against the Kubernetes API stand-in through the official client."""
 
 import json
 import os
-from unittest import mock
 
 import fixtures
 import yaml
@@ -178,7 +177,6 @@ class TestLabelNodes(WithCluster):
 
     def test_unreachable_cluster_exits_1(self):
         self.server.stop()
-        self.addCleanup(mock.patch.object(self.server, 'stop').start)
         status, _, err = self.label_nodes('--servers', 's1')
         self.assertEqual(1, status)
         self.assertIn('Kubernetes API is unavailable', err)
