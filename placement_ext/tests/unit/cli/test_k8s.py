@@ -10,12 +10,14 @@ import yaml
 from placement_ext.cli import k8s as k8s_cli
 from placement_ext.decision import node_labels as nl
 from placement_ext.tests.fixtures import kube_apiserver as kas
+from placement_ext.tests.unit.cli import test_grant
 from placement_ext.tests.unit.cli import test_reselection as base
 from placement_ext.tests.unit.decision import test_manifest_check as tm
 from placement_ext.tests.unit.drivers import test_kubernetes as tk
 from placement_ext.tests.unit.rpc import base as rpc_base
 
 ZONE = tm.ZONE
+EXAMPLE = os.path.join(test_grant.EXAMPLES, 'cnf_anti_affinity.yaml')
 
 
 class K8sCliTestCase(base.CliTestCase):
@@ -62,6 +64,16 @@ class TestCheck(K8sCliTestCase):
         status, _, _ = self.k8s('check', self.manifests(
             tm.deployment(required=[tm.term()])), config=config)
         self.assertEqual(1, status)
+
+    def test_documented_example(self):
+        status, out, _ = self.k8s('check', EXAMPLE)
+        self.assertEqual(1, status)
+        self.assertEqual(
+            ["StatefulSet/web: podAntiAffinity preferred[0] topologyKey "
+             "'kubernetes.io/hostname': not a compute-host label we set "
+             "(ours: placement-ext.openstack.org/compute-host, "
+             "topology.kubernetes.io/zone): pods may share a compute host"],
+            out.splitlines())
 
     def test_bad_input_exits_2(self):
         path = os.path.join(self.tmp, 'bad.yaml')
@@ -188,3 +200,29 @@ class TestLabelNodes(WithCluster):
                       manager.find_command(['k8s', 'label-nodes'])[0])
         self.assertIs(k8s_cli.Check,
                       manager.find_command(['k8s', 'check'])[0])
+
+
+class TestExampleEndToEnd(WithCluster):
+    """Label the workers (two VMs on cmp1, one on cmp2), then create the
+    documented Deployment's pod three times: two compute hosts, two pods
+    placed, the third Pending with the scheduler's reason."""
+
+    def test_replicas_land_on_distinct_compute_hosts(self):
+        self.server.add_node('w3', '10.0.0.3')
+        self.nova.return_value.worker_servers.return_value = [
+            tk.server('s1', '10.0.0.1', 'cmp1'),
+            tk.server('s2', '10.0.0.2', 'cmp1'),
+            tk.server('s3', '10.0.0.3', 'cmp2')]
+        self.assertEqual(0, self.label_nodes('--name-prefix', 'k8s')[0])
+        with open(EXAMPLE) as stream:
+            template = next(yaml.safe_load_all(stream))['spec']['template']
+        pods = [self.server.create_pod(
+            'default', dict(template, metadata=dict(
+                template['metadata'], name=f'redis-{i}')))
+            for i in range(3)]
+        hosts = [self.labels(p['spec']['nodeName'])[ZONE]
+                 for p in pods[:2]]
+        self.assertEqual(['cmp1', 'cmp2'], hosts)
+        self.assertNotIn('nodeName', pods[2]['spec'])
+        self.assertEqual('Unschedulable',
+                         pods[2]['status']['conditions'][0]['reason'])
