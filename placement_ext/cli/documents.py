@@ -45,6 +45,15 @@ def load_yaml(path: str, option: str) -> object:
     return _load(path, option, yaml.safe_load, 'YAML or JSON')
 
 
+def load_yaml_documents(path: str, option: str) -> list[object]:
+    """Every YAML document of ``path`` (a Kubernetes manifest stream).
+
+    :raises InvalidInput: field ``option``, when unreadable or not YAML.
+    """
+    return _load(path, option, lambda text: list(yaml.safe_load_all(text)),
+                 'YAML')
+
+
 def _load(path: str, option: str, decode: Callable[[str], object],
           kind: str) -> object:
     try:

@@ -57,6 +57,18 @@ class HeatDriver:
         except exception.NotFound:
             return None
 
+    def stack_servers(self, stack: str, nested_depth: int = 5) -> list[str]:
+        """Ids of the ``OS::Nova::Server`` resources of a stack and of
+        its nested stacks (AutoScalingGroup members), down to
+        ``nested_depth``."""
+        resources = self._call('list stack resources',
+                               self._client.resources.list, stack,
+                               nested_depth=nested_depth,
+                               filters={'type': 'OS::Nova::Server'})
+        return sorted(r.physical_resource_id for r in resources
+                      if r.resource_type == 'OS::Nova::Server'
+                      and r.physical_resource_id)
+
     def create_stack(self, name: str, template: dict, parameters: dict,
                      files: dict | None = None, timeout_mins: int = 20,
                      disable_rollback: bool = True) -> str:

@@ -7,6 +7,7 @@ instead of hiding the caller's original error (Tacker's get_zone raised a
 
 import collections
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.decision import host_names
+from placement_ext.decision import node_labels
 from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
@@ -138,6 +140,26 @@ class NovaDriver:
         server = self._call('show server', self._client.servers.get,
                             server_id)
         return getattr(server, 'OS-EXT-SRV-ATTR:host', None)
+
+    def worker_servers(self, *, ids: Iterable[str] = (),
+                       name_prefix: str | None = None
+                       ) -> list[node_labels.Server]:
+        """The servers with these ids and those whose name starts with
+        ``name_prefix``, with their addresses, their compute host (admin
+        only; else None) and their per-project ``hostId``."""
+        found = {}
+        for server_id in ids:
+            server = self._call('show server', self._client.servers.get,
+                                server_id)
+            found[server.id] = server
+        if name_prefix:
+            # Nova's name filter is a regular expression search
+            listed = self._call(
+                'list servers', self._client.servers.list,
+                search_opts={'name': '^' + re.escape(name_prefix)})
+            found.update((s.id, s) for s in listed
+                         if s.name.startswith(name_prefix))
+        return [_worker(found[key]) for key in sorted(found)]
 
     # -- reservations: hypervisors and the free pool --------------------------
 
@@ -394,6 +416,16 @@ class NovaDriver:
         except nova_exc.ClientException as exc:
             raise exception.ServiceError(service='Nova',
                                          reason=f'{what}: {exc}')
+
+
+def _worker(server: object) -> node_labels.Server:
+    addresses = frozenset(
+        entry['addr'] for entries in (server.addresses or {}).values()
+        for entry in entries if entry.get('addr'))
+    return node_labels.Server(
+        id=server.id, name=server.name, addresses=addresses,
+        host=getattr(server, 'OS-EXT-SRV-ATTR:host', None) or None,
+        host_id=getattr(server, 'hostId', None) or None)
 
 
 def _hypervisor(hyp: object) -> Hypervisor:
