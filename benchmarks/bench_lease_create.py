@@ -344,13 +344,6 @@ def _run_blazar(python: str, path: str, url: str, repeat: int) -> dict:
 
 # -- report -----------------------------------------------------------------
 
-def rst(head: list, rows: list) -> str:
-    widths = [max(len(x) for x in col)
-              for col in zip(head, *rows, strict=True)]
-    line = '  '.join('=' * w for w in widths)
-    fmt = '  '.join('{:<%d}' % w for w in widths)
-    return '\n'.join(x.rstrip() for x in [line, fmt.format(*head), line]
-                     + [fmt.format(*r) for r in rows] + [line])
 
 
 def table(report: dict) -> str:
@@ -367,8 +360,9 @@ def table(report: dict) -> str:
                          f"({report['blazar_db']})",
                          f"{b['median_s']} ({b['min_s']})", '0',
                          str(b['statements']), str(b['hosts_used'])])
-    return rst(['hosts', 'lease create', 'seconds median (min)',
-                'Placement calls', 'SQL statements', 'hosts used'], rows)
+    return report_page.rst_table(
+        ['hosts', 'lease create', 'seconds median (min)', 'Placement calls',
+         'SQL statements', 'hosts used'], rows)
 
 
 def routes(report: dict) -> str:
@@ -377,7 +371,8 @@ def routes(report: dict) -> str:
         for phase, s in run['ours'].items():
             for route, n in sorted(s['by_route'].items()):
                 rows.append([f"{run['hosts']:,}", phase, route, str(n)])
-    return rst(['hosts', 'phase', 'Placement route', 'calls'], rows)
+    return report_page.rst_table(
+        ['hosts', 'phase', 'Placement route', 'calls'], rows)
 
 
 def write_report(report: dict, out_dir: str) -> None:

@@ -210,30 +210,23 @@ def bench(backend, repeat):
     return summary
 
 
-def rst(head, rows):
-    """A simple reStructuredText table."""
-    widths = [max(len(x) for x in col)
-              for col in zip(head, *rows, strict=True)]
-    line = '  '.join('=' * w for w in widths)
-    fmt = '  '.join('{:<%d}' % w for w in widths)
-    return '\n'.join(x.rstrip() for x in [line, fmt.format(*head), line]
-                     + [fmt.format(*r) for r in rows] + [line])
 
 
 def rst_table(summary):
     head = ['phase', 'median s (min)', 'Placement calls',
             'per host', 'generation conflicts retried']
-    return rst(head, [[s['phase'], f'{s["median_s"]} ({s["min_s"]})',
-                       str(s['calls']), f'{s["calls"] / HOSTS:.2f}',
-                       ', '.join(str(c) for c in s['conflicts'])]
-                      for s in summary])
+    return report_page.rst_table(head, [
+        [s['phase'], f'{s["median_s"]} ({s["min_s"]})', str(s['calls']),
+         f'{s["calls"] / HOSTS:.2f}',
+         ', '.join(str(c) for c in s['conflicts'])] for s in summary])
 
 
 def routes_table(summary):
     routes = sorted({route for s in summary for route in s['by_route']})
-    return rst(['route'] + [s['phase'] for s in summary],
-               [[route] + [str(s['by_route'].get(route, ''))
-                           for s in summary] for route in routes])
+    return report_page.rst_table(
+        ['route'] + [s['phase'] for s in summary],
+        [[route] + [str(s['by_route'].get(route, '')) for s in summary]
+         for route in routes])
 
 
 def write_report(report, out_dir):

@@ -14,3 +14,13 @@ def write_rst(path: str, title: str, paragraphs: list[str],
     with open(path, 'w', encoding='utf-8') as out:
         out.write('\n\n'.join(parts) + '\n')
 
+
+
+def rst_table(head: list, rows: list) -> str:
+    """A simple reStructuredText table of strings."""
+    widths = [max(len(x) for x in col)
+              for col in zip(head, *rows, strict=True)]
+    line = '  '.join('=' * w for w in widths)
+    fmt = '  '.join('{:<%d}' % w for w in widths)
+    return '\n'.join(x.rstrip() for x in [line, fmt.format(*head), line]
+                     + [fmt.format(*r) for r in rows] + [line])
