@@ -5,7 +5,6 @@ CLI and the HAS-compatible plan API all call these functions.
 
 import collections
 
-import yaml
 from oslo_config import cfg
 
 from placement_ext import exception
@@ -13,6 +12,7 @@ from placement_ext.conductor import homing_inputs
 from placement_ext.decision import has_plan
 from placement_ext.decision import homing
 from placement_ext.decision import intent_realization
+from placement_ext.schemas import files
 from placement_ext.schemas import homing as schema
 from placement_ext.schemas import validate
 
@@ -100,7 +100,7 @@ def regions(conf: cfg.ConfigOpts) -> list[dict]:
         raise exception.InvalidInput(
             field=REGIONS_FILE_OPTION,
             reason='is not set: plans need the candidate regions')
-    document = _read_file(path, REGIONS_FILE_OPTION)
+    document = files.load_yaml(path, REGIONS_FILE_OPTION)
     validate.validate(schema.REGIONS, document, REGIONS_FILE_OPTION)
     return document
 
@@ -170,23 +170,8 @@ def cost_model(conf: cfg.ConfigOpts) -> homing.CostModel:
     """The operator's costs, read now (edits apply to the next
     selection)."""
     path = conf.homing.cost_file
-    document = _read_file(path, COST_FILE_OPTION) if path else {}
+    document = files.load_yaml(path, COST_FILE_OPTION) if path else None
+    document = {} if document is None else document
     validate.validate(schema.COST_CONFIG, document, COST_FILE_OPTION)
     return homing.CostModel.from_document(document,
                                           conf.homing.default_cost)
-
-
-def _read_file(path: str, option: str) -> object:
-    try:
-        with open(path, encoding='utf-8') as stream:
-            document = yaml.safe_load(stream)
-    except OSError as exc:
-        raise exception.InvalidInput(
-            field=option,
-            reason=f'cannot read {path!r}: {exc.strerror}')
-    except (yaml.YAMLError, ValueError) as exc:
-        raise exception.InvalidInput(
-            field=option,
-            reason=f'{path!r} is not YAML or JSON: '
-                   f'{" ".join(str(exc).split())}')
-    return {} if document is None else document
