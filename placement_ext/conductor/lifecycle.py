@@ -40,6 +40,8 @@ from placement_ext.drivers import heat as heat_driver
 from placement_ext.objects import operation as op_obj
 
 LOG = logging.getLogger(__name__)
+_SIBLING_CANCELLED = re.compile(r'\b(?:CREATE|UPDATE) cancelled\b|'
+                                r'Operation cancelled')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,8 +319,12 @@ class LifecycleRunner:
         return self._reselect(op, failed_vnfc)
 
     def _failure_reason(self, outcome: heat_driver.StackOutcome) -> str:
-        if outcome.status.startswith('ROLLBACK'):
-            # the stack's own reason only says it rolled back
+        # After a rollback the stack's own reason only says it rolled back;
+        # and when one resource fails Heat cancels its siblings, whose
+        # "Stack UPDATE cancelled" can become the stack's reason (seen on
+        # the embedded cloud). Either way the failed event says why.
+        if outcome.status.startswith('ROLLBACK') or \
+                _SIBLING_CANCELLED.search(outcome.reason):
             return (self._heat.latest_failure_reason(outcome.stack_id)
                     or outcome.reason)
         return outcome.reason

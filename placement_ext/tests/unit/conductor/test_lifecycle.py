@@ -1,5 +1,6 @@
 """The conductor's reselection loop on a real (SQLite) database."""
 
+import dataclasses
 import re
 
 import testtools
@@ -97,6 +98,25 @@ class TestLifecycleRunner(testtools.TestCase):
         self.assertIn(text, op.error['detail'])
         self.assertEqual([models.OUTCOME_ERROR],
                          [a.outcome for a in op.attempts])
+
+    def test_a_cancelled_sibling_is_not_taken_for_the_cause(self):
+        heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-3': 1})  # AZ-1 is full
+        wait = heat.wait
+
+        def cancelled_reason(stack_id, *args, **kwargs):
+            outcome = wait(stack_id, *args, **kwargs)
+            if outcome.succeeded:
+                return outcome
+            # Heat names the sibling it cancelled; the event has the cause
+            return dataclasses.replace(
+                outcome, reason='Resource UPDATE failed: resources.VDU1-0: '
+                                'Stack UPDATE cancelled')
+
+        heat.wait = cancelled_reason
+        op = self._run_on(heat, request())
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(models.OUTCOME_INSUFFICIENT_CAPACITY,
+                         op.attempts[0].outcome)
 
     def test_all_zones_full_fails_listing_what_was_tried(self):
         op = self._run({'AZ-2': 1})
