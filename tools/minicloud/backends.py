@@ -56,6 +56,13 @@ def _mysql(s: mc_settings.Settings, sql: str) -> subprocess.CompletedProcess:
          '-e', sql], capture_output=True, text=True)
 
 
+def run_sql(s: mc_settings.Settings, sql: str) -> None:
+    """Run ``sql`` as the cloud's MariaDB root; fails with its error."""
+    result = _mysql(s, sql)
+    if result.returncode != 0:
+        raise BackendError(f'{sql}: {result.stderr.strip()}')
+
+
 def create_databases(s: mc_settings.Settings, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while _mysql(s, 'SELECT 1').returncode != 0:

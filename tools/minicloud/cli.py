@@ -6,6 +6,10 @@
     minicloud env [--cloud C]    shell exports for openstack / openstacksdk
     minicloud restart SERVICE    restart one service with its config
     minicloud heat-retries N     restart heat-engine with action_retry_limit N
+    minicloud addon up|down|status NAME
+                                 start an optional service set (blazar,
+                                 tacker, ...) on the running cloud
+    minicloud addon restart NAME SERVICE
     minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
                                  again if it was not up before (--up:
                                  bring it up first, unless
@@ -22,6 +26,7 @@ import shlex
 import subprocess
 import sys
 
+from minicloud import addons
 from minicloud import health
 from minicloud import lifecycle
 from minicloud import restart
@@ -68,6 +73,25 @@ def _restart(args: argparse.Namespace) -> int:
     return restart.restart(running, args.service)
 
 
+def _addon(args: argparse.Namespace) -> int:
+    running = mc_settings.load(mc_settings.default_base())
+    if running is None:
+        print('minicloud: not up', file=sys.stderr)
+        return 1
+    if args.action == 'up':
+        return addons.up(running, args.name)
+    if args.action == 'down':
+        return addons.down(running, args.name)
+    if args.action == 'restart':
+        if not args.service:
+            print('minicloud addon restart: name a service', file=sys.stderr)
+            return 2
+        return addons.restart(running, args.name, args.service)
+    status = addons.status_json(running, args.name)
+    print(json.dumps(status, indent=2))
+    return 0 if status['healthy'] else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ['--'] else args.command
     if not command:
@@ -105,6 +129,11 @@ def _parser() -> argparse.ArgumentParser:
                           help="restart heat-engine with this "
                                "action_retry_limit")
     heat.add_argument('limit', type=int)
+    addon = sub.add_parser('addon', help='optional services on the cloud')
+    addon.add_argument('action', choices=('up', 'down', 'status', 'restart'))
+    addon.add_argument('name', help='blazar, tacker, ...')
+    addon.add_argument('service', nargs='?',
+                       help='for restart: the process to restart')
     run = sub.add_parser('run', help='run a command, then take the cloud '
                                      'down if it was not up before')
     run.add_argument('--up', action='store_true',
@@ -128,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             return _env(args)
         if args.cmd in ('restart', 'heat-retries'):
             return _restart(args)
+        if args.cmd == 'addon':
+            return _addon(args)
         return _run(args)
     except mc_settings.SettingsError as exc:
         print(f'minicloud: {exc}', file=sys.stderr)

@@ -92,6 +92,41 @@ def ensure_cloud(recheck: bool = False) -> dict:
     return status
 
 
+ADDON_UP_TIMEOUT = 1200    # the first run pip-installs the addon's venv
+
+
+def ensure_addon(name: str) -> dict:
+    """Start addon ``name`` (``minicloud addon up``) once per process.
+
+    Returns ``minicloud addon status NAME``: its ports, URLs, venv and
+    config folder. The cloud must be up (:func:`ensure_cloud`).
+    """
+    key = f'addon:{name}'
+    if key in _STATE:
+        return _STATE[key]
+    up = run_minicloud('addon', 'up', name, timeout=ADDON_UP_TIMEOUT)
+    if up.returncode != 0:
+        tail = '\n'.join((up.stdout + up.stderr).splitlines()[-30:])
+        raise CloudUnavailable(f'minicloud addon up {name} failed:\n{tail}')
+    status = json.loads(run_minicloud('addon', 'status', name).stdout)
+    _STATE[key] = status
+    return status
+
+
+def use_addon(test: unittest.TestCase, name: str) -> dict:
+    """Like :func:`use_cloud`, plus addon ``name`` running on the cloud."""
+    cloud = use_cloud(test)
+    try:
+        status = ensure_addon(name)
+    except (CloudUnavailable, OSError, ValueError,
+            subprocess.TimeoutExpired) as exc:
+        reason = f'no {name} on the embedded cloud: {exc}'
+        if backends.in_ci():
+            test.fail(reason)
+        test.skipTest(reason)
+    return {'cloud': cloud, **status}
+
+
 def use_cloud(test: unittest.TestCase) -> 'MiniCloud':
     """Set up a MiniCloud for ``test``, or skip (fail in CI) without one."""
     try:

@@ -1,0 +1,350 @@
+"""Optional services on top of a running minicloud (Blazar, Tacker, ...).
+
+An addon is started only when a test or the demo asks for it
+(``minicloud addon up NAME``), in a venv of its own (its pinned upstream
+release plus our package, installed editable), against the cloud's
+MariaDB, RabbitMQ and Keystone. Its processes are the cloud's: their pid
+files are in ``<dir>/run``, so ``minicloud down`` stops them with the
+rest, and ``addon up`` on a healthy addon changes nothing.
+
+An addon is a module ``minicloud.addon_<name>`` with a module-level
+``ADDON``: an :class:`Addon`. The generic steps (venv, databases, service
+user and catalog entry, start in order, wait for the probes) are here;
+the module only says what is its own (pins, ports, configs, one-off
+set-up commands, processes).
+"""
+
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import typing
+import urllib.error
+import urllib.request
+
+from minicloud import backends
+from minicloud import configs
+from minicloud import health
+from minicloud import lifecycle
+from minicloud import procs
+from minicloud import services
+from minicloud import settings as mc_settings
+
+ENABLED_FILE = 'addons.json'
+START_TIMEOUT = 240
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What an addon's callbacks get: the cloud and the addon's own paths."""
+
+    settings: mc_settings.Settings
+    name: str
+    venv: pathlib.Path
+    ports: dict[str, int]       # the addon's ports, offset applied
+
+    @property
+    def etc(self) -> pathlib.Path:
+        return self.settings.path('etc', self.name)
+
+    def url(self, port_name: str) -> str:
+        return f'http://127.0.0.1:{self.ports[port_name]}'
+
+    def bin(self, name: str) -> str:
+        return str(self.venv / 'bin' / name)
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """The cloud's service environment, with the addon's venv first."""
+        env = services.base_env(self.settings)
+        env['PATH'] = f'{self.venv / "bin"}{os.pathsep}{env.get("PATH", "")}'
+        return {**env, **(extra or {})}
+
+    def run(self, log_name: str, argv: list[str],
+            env: dict[str, str] | None = None) -> None:
+        """A one-off command to completion; fails with its log's tail."""
+        lifecycle._run(self.settings, log_name, argv, env or self.env())
+
+    def db_url(self, database: str) -> str:
+        return configs.db_url(self.settings, database)
+
+    def transport_url(self) -> str:
+        return configs.transport_url(self.settings)
+
+    def authtoken(self, user: str) -> dict:
+        """``[keystone_authtoken]`` for service user ``user``."""
+        return configs._authtoken(self.settings, user)
+
+    def password_auth(self, user: str) -> dict:
+        """A keystoneauth password section for service user ``user``."""
+        return configs._password_auth(self.settings, user)
+
+    def write_ini(self, path: pathlib.Path,
+                  sections: dict[str, dict]) -> None:
+        configs._write(path, sections)
+
+
+@dataclasses.dataclass(frozen=True)
+class CatalogEntry:
+    service_type: str
+    service_name: str
+    port_name: str
+    path: str = ''
+
+
+@dataclasses.dataclass(frozen=True)
+class Addon:
+    name: str
+    # exact pins for the addon's own venv; our package is added editable
+    pip_requirements: tuple[str, ...]
+    base_ports: dict[str, int]          # PORT_OFFSET is added
+    databases: tuple[str, ...]
+    service_user: str                   # password = name; admin + service
+    catalog: tuple[CatalogEntry, ...]
+    write_configs: typing.Callable[[Context], None]
+    # one-off set-up after configs and databases (db sync, ...)
+    setup: typing.Callable[[Context], None]
+    # the processes, in start order; each waited for before the next
+    # when it has a probe URL
+    services: typing.Callable[[Context], list[services.Service]]
+    # extra readiness check after every process started (None: probes only)
+    ready: typing.Callable[[Context], bool] | None = None
+
+
+def load(name: str) -> Addon:
+    if not name.isidentifier():
+        raise mc_settings.SettingsError(f'no addon {name!r}')
+    try:
+        module = importlib.import_module(f'minicloud.addon_{name}')
+    except ModuleNotFoundError:
+        raise mc_settings.SettingsError(f'no addon {name!r}')
+    return module.ADDON
+
+
+def context(s: mc_settings.Settings, addon: Addon) -> Context:
+    offset = s.ports['keystone'] - mc_settings.BASE_PORTS['keystone']
+    venv = pathlib.Path(os.environ.get(
+        f'{mc_settings.PREFIX}{addon.name.upper()}_VENV',
+        str(mc_settings.REPO / f'.minicloud-{addon.name}-venv'))).resolve()
+    return Context(s, addon.name, venv,
+                   {k: v + offset for k, v in addon.base_ports.items()})
+
+
+# -- venv ------------------------------------------------------------------
+
+def _stamp(addon: Addon) -> str:
+    return hashlib.sha256('\n'.join(addon.pip_requirements).encode()
+                          ).hexdigest()
+
+
+def ensure_venv(ctx: Context, addon: Addon) -> None:
+    """Create the addon's venv with its pins and our package, once."""
+    stamp = ctx.venv / '.minicloud-requirements'
+    with contextlib.suppress(OSError):
+        if stamp.read_text().strip() == _stamp(addon):
+            return
+    if not (ctx.venv / 'bin' / 'python').exists():
+        lifecycle.log(f'creating {ctx.venv}')
+        subprocess.run([sys.executable, '-m', 'venv', str(ctx.venv)],
+                       check=True)
+    log = ctx.venv / 'pip-install.log'
+    lifecycle.log(f'pip-installing {addon.name} into {ctx.venv} '
+                  f'(a few minutes the first time; log: {log})')
+    env = {**os.environ, 'PBR_VERSION': os.environ.get('PBR_VERSION',
+                                                        '0.1.0')}
+    with open(log, 'wb') as out:
+        result = subprocess.run(
+            [ctx.bin('pip'), 'install', '--progress-bar', 'off',
+             *addon.pip_requirements, '-e', str(mc_settings.REPO)],
+            stdout=out, stderr=subprocess.STDOUT, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f'pip install for {addon.name} failed: see {log}')
+    stamp.write_text(_stamp(addon) + '\n')
+
+
+# -- databases and identity ------------------------------------------------
+
+def _create_databases(s: mc_settings.Settings, addon: Addon) -> None:
+    for name in addon.databases:
+        backends.run_sql(s, f'CREATE DATABASE IF NOT EXISTS {name}')
+
+
+def _keystone(s: mc_settings.Settings, token: str, method: str, path: str,
+              body: dict | None = None) -> dict:
+    req = urllib.request.Request(
+        s.url('keystone') + '/v3' + path, method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={'X-Auth-Token': token, 'Content-Type': 'application/json'})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        raw = resp.read()
+    return json.loads(raw) if raw else {}
+
+
+def _find_or_create(s: mc_settings.Settings, token: str, collection: str,
+                    query: str, body: dict) -> dict:
+    found = _keystone(s, token, 'GET', f'/{collection}?{query}')[collection]
+    if found:
+        return found[0]
+    key = collection[:-1]
+    return _keystone(s, token, 'POST', f'/{collection}', {key: body})[key]
+
+
+def _register_identity(ctx: Context, addon: Addon) -> None:
+    """Service user (admin + service in project service) and catalog."""
+    s = ctx.settings
+    token, _ = health.admin_token(s)
+    user = _find_or_create(s, token, 'users', f'name={addon.service_user}', {
+        'name': addon.service_user, 'password': addon.service_user,
+        'domain_id': 'default'})
+    project = _keystone(s, token, 'GET', '/projects?name=service')[
+        'projects'][0]
+    for role_name in ('admin', 'service'):
+        role = _keystone(s, token, 'GET', f'/roles?name={role_name}')[
+            'roles'][0]
+        _keystone(s, token, 'PUT', f'/projects/{project["id"]}/users/'
+                  f'{user["id"]}/roles/{role["id"]}')
+    for entry in addon.catalog:
+        svc = _find_or_create(
+            s, token, 'services', f'type={entry.service_type}',
+            {'type': entry.service_type, 'name': entry.service_name})
+        existing = _keystone(s, token, 'GET',
+                             f'/endpoints?service_id={svc["id"]}')
+        if existing['endpoints']:
+            continue
+        url = ctx.url(entry.port_name) + entry.path
+        for iface in ('public', 'internal', 'admin'):
+            _keystone(s, token, 'POST', '/endpoints', {'endpoint': {
+                'service_id': svc['id'], 'interface': iface, 'url': url,
+                'region_id': configs.REGION}})
+
+
+# -- processes -------------------------------------------------------------
+
+def _enabled(s: mc_settings.Settings) -> dict[str, dict]:
+    try:
+        return json.loads(s.path(ENABLED_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _mark_enabled(s: mc_settings.Settings, ctx: Context) -> None:
+    enabled = _enabled(s)
+    enabled[ctx.name] = {'venv': str(ctx.venv), 'ports': ctx.ports}
+    s.path(ENABLED_FILE).write_text(json.dumps(enabled, indent=2) + '\n')
+
+
+def checks(ctx: Context, addon: Addon) -> list[health.Check]:
+    return [health._check(ctx.settings, svc.name, svc.probe_url)
+            for svc in addon.services(ctx)]
+
+
+def healthy(ctx: Context, addon: Addon) -> bool:
+    if ctx.name not in _enabled(ctx.settings):
+        return False
+    if not all(c.ok for c in checks(ctx, addon)):
+        return False
+    return addon.ready is None or addon.ready(ctx)
+
+
+def _start_all(ctx: Context, addon: Addon) -> None:
+    s = ctx.settings
+    for svc in addon.services(ctx):
+        procs.Proc(s.path(), svc.name).start(svc.argv, svc.env,
+                                             cwd=s.path())
+        if svc.probe_url:
+            lifecycle.wait_http(s, [svc], timeout=START_TIMEOUT)
+    if addon.ready is not None:
+        health.wait_until(f'{addon.name} ready', lambda: addon.ready(ctx),
+                          START_TIMEOUT, interval=1)
+
+
+def _stop(ctx: Context, addon: Addon) -> None:
+    procs.stop_many([procs.Proc(ctx.settings.path(), svc.name)
+                     for svc in addon.services(ctx)])
+
+
+def up(s: mc_settings.Settings, name: str) -> int:
+    """Start addon ``name`` on the running cloud; idempotent."""
+    addon = load(name)
+    ctx = context(s, addon)
+    base = pathlib.Path(s.base)
+    with lifecycle.locked(base):
+        if healthy(ctx, addon):
+            lifecycle.log(f'{name}: already up and healthy')
+            return 0
+        if not health.probe(s).healthy:
+            lifecycle.log(f'{name}: the cloud is not up and healthy: run '
+                          '"minicloud up" first')
+            return 1
+        lap = lifecycle._Laps()
+        _stop(ctx, addon)         # a half-started addon starts afresh
+        try:
+            ensure_venv(ctx, addon)
+            lap(f'{name}: venv ready')
+            ctx.etc.mkdir(parents=True, exist_ok=True)
+            addon.write_configs(ctx)
+            _create_databases(s, addon)
+            _register_identity(ctx, addon)
+            addon.setup(ctx)
+            lap(f'{name}: configured, databases and identity ready')
+            _start_all(ctx, addon)
+        except (lifecycle.BringUpError, TimeoutError, RuntimeError,
+                backends.BackendError, OSError, urllib.error.URLError,
+                subprocess.CalledProcessError) as exc:
+            lifecycle.log(f'{name}: bring-up FAILED: {exc}')
+            _stop(ctx, addon)
+            return 1
+        _mark_enabled(s, ctx)
+        lap(f'{name}: up')
+        return 0
+
+
+def down(s: mc_settings.Settings, name: str) -> int:
+    """Stop addon ``name``'s processes (its data stays until cloud down)."""
+    addon = load(name)
+    ctx = context(s, addon)
+    with lifecycle.locked(pathlib.Path(s.base)):
+        _stop(ctx, addon)
+        enabled = _enabled(s)
+        enabled.pop(name, None)
+        s.path(ENABLED_FILE).write_text(json.dumps(enabled, indent=2) + '\n')
+    lifecycle.log(f'{name}: down')
+    return 0
+
+
+def restart(s: mc_settings.Settings, name: str, service: str) -> int:
+    """Restart one process of an addon, waiting for its probe."""
+    addon = load(name)
+    ctx = context(s, addon)
+    svc = next((x for x in addon.services(ctx) if x.name == service), None)
+    if svc is None:
+        names = ', '.join(x.name for x in addon.services(ctx))
+        lifecycle.log(f'{name}: no service {service!r}; one of: {names}')
+        return 2
+    with lifecycle.locked(pathlib.Path(s.base)):
+        proc = procs.Proc(s.path(), svc.name)
+        proc.stop()
+        started = time.monotonic()
+        proc.start(svc.argv, svc.env, cwd=s.path())
+        if svc.probe_url:
+            lifecycle.wait_http(s, [svc], timeout=START_TIMEOUT)
+    lifecycle.log(f'{service} restarted after '
+                  f'{time.monotonic() - started:.1f}s (pid {proc.pid})')
+    return 0
+
+
+def status_json(s: mc_settings.Settings, name: str) -> dict:
+    addon = load(name)
+    ctx = context(s, addon)
+    return {
+        'name': name, 'healthy': healthy(ctx, addon),
+        'enabled': name in _enabled(s), 'venv': str(ctx.venv),
+        'ports': ctx.ports, 'etc': str(ctx.etc),
+        'urls': {k: ctx.url(k) for k in ctx.ports},
+        'services': [dataclasses.asdict(c) for c in checks(ctx, addon)],
+    }
