@@ -116,6 +116,12 @@ class Addon:
     ready: typing.Callable[[Context], bool] | None = None
 
 
+def names() -> list[str]:
+    """Every addon this checkout has (``addon_<name>.py`` beside us)."""
+    here = pathlib.Path(__file__).resolve().parent
+    return sorted(p.stem[len('addon_'):] for p in here.glob('addon_*.py'))
+
+
 def load(name: str) -> Addon:
     if not name.isidentifier():
         raise mc_settings.SettingsError(f'no addon {name!r}')
@@ -261,6 +267,13 @@ def _start_all(ctx: Context, addon: Addon) -> None:
     if addon.ready is not None:
         health.wait_until(f'{addon.name} ready', lambda: addon.ready(ctx),
                           START_TIMEOUT, interval=1)
+
+
+def install(s: mc_settings.Settings, name: str) -> int:
+    """Only create the addon's venv (CI does it while unit tests run)."""
+    addon = load(name)
+    ensure_venv(context(s, addon), addon)
+    return 0
 
 
 def _stop(ctx: Context, addon: Addon) -> None:

@@ -10,6 +10,8 @@
                                  start an optional service set (blazar,
                                  tacker, ...) on the running cloud
     minicloud addon restart NAME SERVICE
+    minicloud prepare            install what "up" and every addon need
+                                 (Debian packages, venvs), start nothing
     minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
                                  again if it was not up before (--up:
                                  bring it up first, unless
@@ -28,6 +30,7 @@ import sys
 
 from minicloud import addons
 from minicloud import health
+from minicloud import install
 from minicloud import lifecycle
 from minicloud import restart
 from minicloud import settings as mc_settings
@@ -71,6 +74,15 @@ def _restart(args: argparse.Namespace) -> int:
     if args.cmd == 'heat-retries':
         return restart.heat_retries(running, args.limit)
     return restart.restart(running, args.service)
+
+
+def _prepare() -> int:
+    s = mc_settings.from_environ()
+    install.ensure_debian_packages()
+    install.ensure_venv(pathlib.Path(s.venv))
+    for name in addons.names():
+        addons.install(s, name)
+    return 0
 
 
 def _addon(args: argparse.Namespace) -> int:
@@ -129,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                           help="restart heat-engine with this "
                                "action_retry_limit")
     heat.add_argument('limit', type=int)
+    sub.add_parser('prepare', help='install the venvs and packages only')
     addon = sub.add_parser('addon', help='optional services on the cloud')
     addon.add_argument('action', choices=('up', 'down', 'status', 'restart'))
     addon.add_argument('name', help='blazar, tacker, ...')
@@ -159,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             return _restart(args)
         if args.cmd == 'addon':
             return _addon(args)
+        if args.cmd == 'prepare':
+            return _prepare()
         return _run(args)
     except mc_settings.SettingsError as exc:
         print(f'minicloud: {exc}', file=sys.stderr)
