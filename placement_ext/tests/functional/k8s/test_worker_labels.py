@@ -1,0 +1,230 @@
+"""Hardware-aware pod anti-affinity, end to end on the embedded cloud.
+
+The sample package's VNFD (samples/vnf_packages/k8s_workers) is
+translated and deployed by Heat as Tacker v2 would (stack ``vnf-<id>``,
+the ``nfv`` parameter): two worker VMs in an anti-affinity server group
+and a master. The workers become Nodes of the Kubernetes API stand-in
+(provider ID ``openstack:///<server id>``, as the OpenStack cloud
+provider sets it). The package's management script then runs exactly as
+Tacker runs it (a subprocess with the pickled request on stdin), for
+``instantiate_end`` and, after a heal that recreates a worker on another
+host, ``heal_end``.
+"""
+
+import copy
+import glob
+import os
+import uuid
+
+import fixtures
+import yaml
+
+from placement_ext.decision import node_labels as nl
+from placement_ext.decision import vnfd_translation
+from placement_ext.sol import vnfd as vnfd_mod
+from placement_ext.tests.fixtures import kube_apiserver as kas
+from placement_ext.tests.fixtures import tacker_mgmt as tm
+from placement_ext.tests.functional.cloud import base
+from placement_ext.tests.functional.cloud import fixture
+
+ZONE = 'topology.kubernetes.io/zone'
+TOP = 'k8s_workers.yaml'
+SETTINGS = {'placement_ext_k8s': {'worker_vdus': ['workerNode']}}
+CONTROL_PLANE_TAINT = {'key': 'node-role.kubernetes.io/control-plane',
+                       'effect': 'NoSchedule'}
+
+
+def translated_package() -> dict[str, dict]:
+    """The package's BaseHOT after ``vnfd translate``, for this cloud."""
+    definitions = tm.PACKAGE / 'Definitions'
+    with open(definitions / 'k8s_workers_df.yaml') as stream:
+        flavour = vnfd_mod.parse(yaml.safe_load(stream))
+    hot = tm.PACKAGE / 'BaseHOT' / 'default'
+    templates = {}
+    for path in [hot / TOP] + sorted(glob.glob(str(hot / 'nested' / '*'))):
+        with open(path) as stream:
+            templates[os.path.basename(path)] = yaml.safe_load(stream)
+    result = vnfd_translation.translate(flavour, templates, TOP, hosts=6)
+    templates = copy.deepcopy(dict(result.templates))
+    for name in ('masterNode.yaml', 'workerNode.yaml'):
+        server = templates[name]['resources'][name[:-len('.yaml')]]
+        # the embedded cloud has no network agents: no ports
+        server['properties']['networks'] = [{'allocate_network': 'none'}]
+    return templates
+
+
+def nfv(workers: int) -> dict:
+    vdu = {'computeFlavourId': fixture.FLAVOR, 'vcImageId': fixture.IMAGE}
+    return {'VDU': {'masterNode': dict(vdu, desired_capacity=1),
+                    'workerNode': dict(vdu, desired_capacity=workers)},
+            'CP': {'masterNode_CP1': {'network': 'unused'},
+                   'workerNode_CP1': {'network': 'unused'}}}
+
+
+def anti_affine_pod(name: str) -> dict:
+    term = {'labelSelector': {'matchLabels': {'app': 'cache'}},
+            'topologyKey': ZONE}
+    return {'metadata': {'name': name, 'labels': {'app': 'cache'}},
+            'spec': {'containers': [{'name': 'c', 'image': 'redis'}],
+                     'affinity': {'podAntiAffinity': {kas.REQUIRED: [term]}}}}
+
+
+class TestWorkerLabels(base.CloudTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.admin = self.cloud.admin
+        self.kube = kas.KubeApiServer().start()
+        self.addCleanup(self.kube.stop)
+        self.inst_id = str(uuid.uuid4())
+        with open(self.cloud.clouds_yaml) as stream:
+            admin = yaml.safe_load(stream)['clouds']['admin']
+        self.vims = {
+            'vim-os': tm.openstack_vim(dict(
+                admin['auth'], region_name=admin['region_name'])),
+            'vim-k8s': tm.kubernetes_vim(self.kube.host)}
+        conf = self.useFixture(fixtures.TempDir()).join('tacker.conf')
+        open(conf, 'w').close()
+        self.env = {'PLACEMENT_EXT_CONFIG_FILES': conf}
+
+    # -- the VNF --------------------------------------------------------
+
+    def deploy(self):
+        templates = translated_package()
+        stack = self.admin.orchestration.create_stack(
+            name=f'vnf-{self.inst_id}',
+            template=yaml.safe_dump(templates[TOP]),
+            files={n: yaml.safe_dump(t) for n, t in templates.items()
+                   if n != TOP},
+            parameters={'nfv': nfv(workers=2)}, timeout_mins=10)
+        stack = self.cloud.wait_stack(self.admin, stack.id, action='CREATE')
+        self.assertEqual('CREATE_COMPLETE', stack.status,
+                         stack.status_reason)
+        return stack
+
+    def resources(self, stack):
+        """The stack's resources, nested ones included (Heat's API:
+        openstacksdk does not pass ``nested_depth``)."""
+        return self.admin.orchestration.get(
+            f'/stacks/{stack.name}/{stack.id}/resources',
+            params={'nested_depth': 5}).json()['resources']
+
+    def vnfcs(self, stack):
+        """(VDU, server, server resource) of the stack, as Tacker reads
+        them: the VDU is the server resource's name."""
+        found = []
+        for res in self.resources(stack):
+            if res['resource_type'] == 'OS::Nova::Server':
+                server = self.admin.compute.get_server(
+                    res['physical_resource_id'])
+                found.append((res['resource_name'], server, res))
+        return sorted(found, key=lambda f: (f[0], f[1].compute_host))
+
+    def hook(self, operation, vnfcs):
+        inst = tm.vnf_instance(self.inst_id,
+                               [(vdu, s.id) for vdu, s, _ in vnfcs],
+                               self.vims, metadata=SETTINGS,
+                               vim_connection_id='vim-os')
+        result = tm.run_script(tm.payload(operation, inst), env=self.env)
+        self.assertEqual(0, result.returncode, result.stderr.decode())
+        return result.stderr.decode()
+
+    def heal(self, stack, server_resource):
+        """Tacker v2's heal of one VNFC: mark the AutoScalingGroup member
+        holding the server (its parent resource) unhealthy, then update
+        the stack as it is."""
+        orchestration = self.admin.orchestration
+        member = next(r for r in self.resources(stack) if r[
+            'resource_name'] == server_resource['parent_resource'])
+        orchestration.patch(
+            f'{_link(member, "stack")}/resources/{member["resource_name"]}',
+            json={'mark_unhealthy': True,
+                  'resource_status_reason': 'heal by test'},
+            raise_exc=True)
+        before = orchestration.get_stack(stack.id).updated_at
+        # PATCH: an update that keeps the template and parameters
+        orchestration.patch(f'/stacks/{stack.name}/{stack.id}', json={
+            'parameters': {'nfv': nfv(workers=2)}}, raise_exc=True)
+        stack = self.cloud.wait_stack(self.admin, stack.id, action='UPDATE',
+                                      changed_since=before)
+        self.assertEqual('UPDATE_COMPLETE', stack.status,
+                         stack.status_reason)
+
+    # -- the cluster ----------------------------------------------------
+
+    def register(self, name, server, taint=None):
+        """The Node a kubelet on ``server`` registers."""
+        self.kube.add_node(name, f'10.0.0.{len(self.kube.cluster.objects)}',
+                           provider_id=f'openstack:///{server.id}')
+        if taint:
+            with self.kube.cluster.lock:
+                self.kube.cluster.patch('Node', '', name, {
+                    'spec': {'taints': [taint]}}, kas.MERGE)
+
+    def labels(self, name):
+        node = self.kube.cluster.get('Node', '', name)
+        return node['metadata']['labels']
+
+    def test_workers_labels_pods_heal(self):
+        stack = self.deploy()
+        vnfcs = self.vnfcs(stack)
+        workers = [s for vdu, s, _ in vnfcs if vdu == 'workerNode']
+        master = next(s for vdu, s, _ in vnfcs if vdu == 'masterNode')
+        hosts = [s.compute_host for s in workers]
+        self.assertEqual(2, len(set(hosts)), hosts)
+        group = next(self.admin.compute.server_groups(all_projects=True))
+        self.assertEqual(['anti-affinity'], [group.policy])
+        self.assertEqual({s.id for s in workers}, set(group.member_ids))
+
+        self.register('master-0', master, taint=CONTROL_PLANE_TAINT)
+        for n, server in enumerate(workers):
+            self.register(f'worker-{n}', server)
+        self.hook('instantiate_end', vnfcs)
+        for n, host in enumerate(hosts):
+            self.assertEqual({ZONE: host, nl.COMPUTE_HOST_KEY: host},
+                             {k: self.labels(f'worker-{n}').get(k)
+                              for k in (ZONE, nl.COMPUTE_HOST_KEY)})
+        self.assertNotIn(ZONE, self.labels('master-0'))
+
+        # two replicas: two compute hosts; the third has none left
+        pods = [self.kube.create_pod('default', anti_affine_pod(f'c-{i}'))
+                for i in range(3)]
+        placed = [self.labels(p['spec']['nodeName'])[ZONE]
+                  for p in pods[:2]]
+        self.assertEqual(sorted(hosts), sorted(placed))
+        self.assertNotIn('nodeName', pods[2]['spec'])
+        condition = pods[2]['status']['conditions'][0]
+        self.assertEqual(('False', 'Unschedulable'),
+                         (condition['status'], condition['reason']))
+        self.assertEqual(
+            "0/3 nodes are available: 2 node(s) didn't match pod "
+            'anti-affinity rules, 1 node(s) were unschedulable or had '
+            'untolerated taint(s).', condition['message'])
+
+        # heal worker-0: its host is down, Heat recreates the VM elsewhere
+        # and its kubelet registers a new Node; the old Node lingers
+        healed = next(f for f in vnfcs if f[1].id == workers[0].id)
+        service = next(self.admin.compute.services(
+            binary='nova-compute', host=hosts[0]))
+        self.admin.compute.disable_service(service,
+                                           disabled_reason='heal test')
+        self.heal(stack, healed[2])
+        vnfcs = self.vnfcs(stack)
+        new = [s for vdu, s, _ in vnfcs
+               if vdu == 'workerNode' and s.id != workers[1].id]
+        self.assertEqual(1, len(new))
+        self.assertNotIn(new[0].compute_host, hosts)
+        self.register('worker-2', new[0])
+        err = self.hook('heal_end', vnfcs)
+        self.assertEqual(new[0].compute_host, self.labels('worker-2')[ZONE])
+        self.assertEqual(hosts[1], self.labels('worker-1')[ZONE])
+        # the stale labels of the deleted VM's Node are gone, only ours
+        self.assertEqual({'kubernetes.io/hostname': 'worker-0'},
+                         self.labels('worker-0'), err)
+
+
+def _link(resource: dict, rel: str) -> str:
+    """The path (from /stacks) of a resource's link ``rel``."""
+    href = next(link['href'] for link in resource['links']
+                if link['rel'] == rel)
+    return href[href.index('/stacks/'):]
