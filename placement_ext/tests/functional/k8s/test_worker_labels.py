@@ -13,7 +13,10 @@ host, ``heal_end``.
 
 import copy
 import glob
+import json
 import os
+import subprocess
+import sys
 import uuid
 
 import fixtures
@@ -21,6 +24,7 @@ import yaml
 
 from placement_ext.decision import node_labels as nl
 from placement_ext.decision import vnfd_translation
+from placement_ext.demo import cloud_config
 from placement_ext.sol import vnfd as vnfd_mod
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt as tm
@@ -221,6 +225,41 @@ class TestWorkerLabels(base.CloudTestCase):
         # the stale labels of the deleted VM's Node are gone, only ours
         self.assertEqual({'kubernetes.io/hostname': 'worker-0'},
                          self.labels('worker-0'), err)
+
+        # the conductor (RPC label_nodes, in-process here) sees the VNF
+        # through its stack: the workers are right; the master, which
+        # the package's settings leave out, is not a worker to it
+        rows = {r['Node']: r['Result'] for r in self.label_nodes_cli(
+            '--vnf', self.inst_id, '--dry-run')}
+        self.assertEqual({'master-0': 'planned', 'worker-0': 'unchanged',
+                          'worker-1': 'unchanged', 'worker-2': 'unchanged'},
+                         rows)
+
+    def label_nodes_cli(self, *argv):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        kubeconfig = os.path.join(tmp, 'kubeconfig')
+        with open(kubeconfig, 'w') as stream:
+            yaml.safe_dump(_kubeconfig(self.kube.host), stream)
+        sections = cloud_config.service_sections(self.cloud.clouds_yaml,
+                                                 'admin')
+        sections['DEFAULT'] = {'state_path': tmp}
+        sections['kubernetes'] = {'kubeconfig': kubeconfig}
+        config = os.path.join(tmp, 'placement_ext.conf')
+        cloud_config.write(config, sections)
+        result = subprocess.run(
+            [os.path.join(os.path.dirname(sys.executable), 'placement-ext'),
+             '--config-file', config, 'k8s', 'label-nodes', *argv,
+             '-f', 'json'], capture_output=True, text=True, timeout=300)
+        self.assertEqual(0, result.returncode, result.stderr)
+        return json.loads(result.stdout)
+
+
+def _kubeconfig(host: str) -> dict:
+    return {'apiVersion': 'v1', 'kind': 'Config', 'current-context': 'c',
+            'clusters': [{'name': 'c', 'cluster': {'server': host}}],
+            'users': [{'name': 'u', 'user': {'token': 't'}}],
+            'contexts': [{'name': 'c',
+                          'context': {'cluster': 'c', 'user': 'u'}}]}
 
 
 def _link(resource: dict, rel: str) -> str:
