@@ -11,8 +11,6 @@ Tacker runs it (a subprocess with the pickled request on stdin), for
 host, ``heal_end``.
 """
 
-import copy
-import glob
 import json
 import os
 import subprocess
@@ -23,54 +21,17 @@ import fixtures
 import yaml
 
 from placement_ext.decision import node_labels as nl
-from placement_ext.decision import vnfd_translation
 from placement_ext.demo import cloud_config
-from placement_ext.sol import vnfd as vnfd_mod
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt as tm
 from placement_ext.tests.functional.cloud import base
 from placement_ext.tests.functional.cloud import fixture
 
 ZONE = 'topology.kubernetes.io/zone'
-TOP = 'k8s_workers.yaml'
+NFV = tm.nfv_parameter(fixture.FLAVOR, fixture.IMAGE, workers=2)
 SETTINGS = {'placement_ext_k8s': {'worker_vdus': ['workerNode']}}
 CONTROL_PLANE_TAINT = {'key': 'node-role.kubernetes.io/control-plane',
                        'effect': 'NoSchedule'}
-
-
-def translated_package() -> dict[str, dict]:
-    """The package's BaseHOT after ``vnfd translate``, for this cloud."""
-    definitions = tm.PACKAGE / 'Definitions'
-    with open(definitions / 'k8s_workers_df.yaml') as stream:
-        flavour = vnfd_mod.parse(yaml.safe_load(stream))
-    hot = tm.PACKAGE / 'BaseHOT' / 'default'
-    templates = {}
-    for path in [hot / TOP] + sorted(glob.glob(str(hot / 'nested' / '*'))):
-        with open(path) as stream:
-            templates[os.path.basename(path)] = yaml.safe_load(stream)
-    result = vnfd_translation.translate(flavour, templates, TOP, hosts=6)
-    templates = copy.deepcopy(dict(result.templates))
-    for name in ('masterNode.yaml', 'workerNode.yaml'):
-        server = templates[name]['resources'][name[:-len('.yaml')]]
-        # the embedded cloud has no network agents: no ports
-        server['properties']['networks'] = [{'allocate_network': 'none'}]
-    return templates
-
-
-def nfv(workers: int) -> dict:
-    vdu = {'computeFlavourId': fixture.FLAVOR, 'vcImageId': fixture.IMAGE}
-    return {'VDU': {'masterNode': dict(vdu, desired_capacity=1),
-                    'workerNode': dict(vdu, desired_capacity=workers)},
-            'CP': {'masterNode_CP1': {'network': 'unused'},
-                   'workerNode_CP1': {'network': 'unused'}}}
-
-
-def anti_affine_pod(name: str) -> dict:
-    term = {'labelSelector': {'matchLabels': {'app': 'cache'}},
-            'topologyKey': ZONE}
-    return {'metadata': {'name': name, 'labels': {'app': 'cache'}},
-            'spec': {'containers': [{'name': 'c', 'image': 'redis'}],
-                     'affinity': {'podAntiAffinity': {kas.REQUIRED: [term]}}}}
 
 
 class TestWorkerLabels(base.CloudTestCase):
@@ -81,12 +42,7 @@ class TestWorkerLabels(base.CloudTestCase):
         self.kube = kas.KubeApiServer().start()
         self.addCleanup(self.kube.stop)
         self.inst_id = str(uuid.uuid4())
-        with open(self.cloud.clouds_yaml) as stream:
-            admin = yaml.safe_load(stream)['clouds']['admin']
-        self.vims = {
-            'vim-os': tm.openstack_vim(dict(
-                admin['auth'], region_name=admin['region_name'])),
-            'vim-k8s': tm.kubernetes_vim(self.kube.host)}
+        self.vims = tm.vims(self.cloud.clouds_yaml, 'admin', self.kube.host)
         conf = self.useFixture(fixtures.TempDir()).join('tacker.conf')
         open(conf, 'w').close()
         self.env = {'PLACEMENT_EXT_CONFIG_FILES': conf}
@@ -94,35 +50,14 @@ class TestWorkerLabels(base.CloudTestCase):
     # -- the VNF --------------------------------------------------------
 
     def deploy(self):
-        templates = translated_package()
-        stack = self.admin.orchestration.create_stack(
-            name=f'vnf-{self.inst_id}',
-            template=yaml.safe_dump(templates[TOP]),
-            files={n: yaml.safe_dump(t) for n, t in templates.items()
-                   if n != TOP},
-            parameters={'nfv': nfv(workers=2)}, timeout_mins=10)
+        stack = tm.create_stack(self.admin, f'vnf-{self.inst_id}', NFV)
         stack = self.cloud.wait_stack(self.admin, stack.id, action='CREATE')
         self.assertEqual('CREATE_COMPLETE', stack.status,
                          stack.status_reason)
         return stack
 
-    def resources(self, stack):
-        """The stack's resources, nested ones included (Heat's API:
-        openstacksdk does not pass ``nested_depth``)."""
-        return self.admin.orchestration.get(
-            f'/stacks/{stack.name}/{stack.id}/resources',
-            params={'nested_depth': 5}).json()['resources']
-
     def vnfcs(self, stack):
-        """(VDU, server, server resource) of the stack, as Tacker reads
-        them: the VDU is the server resource's name."""
-        found = []
-        for res in self.resources(stack):
-            if res['resource_type'] == 'OS::Nova::Server':
-                server = self.admin.compute.get_server(
-                    res['physical_resource_id'])
-                found.append((res['resource_name'], server, res))
-        return sorted(found, key=lambda f: (f[0], f[1].compute_host))
+        return tm.stack_vnfcs(self.admin, stack)
 
     def hook(self, operation, vnfcs):
         inst = tm.vnf_instance(self.inst_id,
@@ -138,7 +73,7 @@ class TestWorkerLabels(base.CloudTestCase):
         holding the server (its parent resource) unhealthy, then update
         the stack as it is."""
         orchestration = self.admin.orchestration
-        member = next(r for r in self.resources(stack) if r[
+        member = next(r for r in tm.stack_resources(self.admin, stack) if r[
             'resource_name'] == server_resource['parent_resource'])
         orchestration.patch(
             f'{_link(member, "stack")}/resources/{member["resource_name"]}',
@@ -148,7 +83,7 @@ class TestWorkerLabels(base.CloudTestCase):
         before = orchestration.get_stack(stack.id).updated_at
         # PATCH: an update that keeps the template and parameters
         orchestration.patch(f'/stacks/{stack.name}/{stack.id}', json={
-            'parameters': {'nfv': nfv(workers=2)}}, raise_exc=True)
+            'parameters': {'nfv': NFV}}, raise_exc=True)
         stack = self.cloud.wait_stack(self.admin, stack.id, action='UPDATE',
                                       changed_since=before)
         self.assertEqual('UPDATE_COMPLETE', stack.status,
@@ -159,11 +94,8 @@ class TestWorkerLabels(base.CloudTestCase):
     def register(self, name, server, taint=None):
         """The Node a kubelet on ``server`` registers."""
         self.kube.add_node(name, f'10.0.0.{len(self.kube.cluster.objects)}',
-                           provider_id=f'openstack:///{server.id}')
-        if taint:
-            with self.kube.cluster.lock:
-                self.kube.cluster.patch('Node', '', name, {
-                    'spec': {'taints': [taint]}}, kas.MERGE)
+                           provider_id=f'openstack:///{server.id}',
+                           taints=[taint] if taint else None)
 
     def labels(self, name):
         node = self.kube.cluster.get('Node', '', name)
@@ -191,8 +123,8 @@ class TestWorkerLabels(base.CloudTestCase):
         self.assertNotIn(ZONE, self.labels('master-0'))
 
         # two replicas: two compute hosts; the third has none left
-        pods = [self.kube.create_pod('default', anti_affine_pod(f'c-{i}'))
-                for i in range(3)]
+        pods = [self.kube.create_pod('default', kas.anti_affine_pod(
+            f'c-{i}', 'cache', ZONE)) for i in range(3)]
         placed = [self.labels(p['spec']['nodeName'])[ZONE]
                   for p in pods[:2]]
         self.assertEqual(sorted(hosts), sorted(placed))

@@ -6,7 +6,6 @@ run once as Tacker runs it (a subprocess with the request on stdin).
 """
 
 import contextlib
-import glob
 import io
 import os
 import pickle
@@ -16,10 +15,9 @@ import fixtures
 import testtools
 import yaml
 
+from placement_ext import exception
 from placement_ext.adapters.tacker import k8s_labels_mgmt as mgmt
 from placement_ext.decision import node_labels as nl
-from placement_ext.decision import vnfd_translation
-from placement_ext.sol import vnfd as vnfd_mod
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt as tm
 from placement_ext.tests.unit.drivers import test_kubernetes as tk
@@ -219,18 +217,13 @@ class TestSamplePackage(MgmtTestCase):
              for op, v in vnf['interfaces']['Vnflcm'].items()})
 
     def test_basehot_is_the_translated_vnfd(self):
-        base = tm.PACKAGE / 'BaseHOT' / 'default'
-        templates = {}
-        for path in [base / 'k8s_workers.yaml'] + sorted(
-                glob.glob(str(base / 'nested' / '*.yaml'))):
-            with open(path) as stream:
-                templates[os.path.basename(path)] = yaml.safe_load(stream)
-        result = vnfd_translation.translate(
-            vnfd_mod.parse(self.df()), templates, 'k8s_workers.yaml', hosts=2)
+        result = tm.package_translation(hosts=2)
         self.assertFalse(result.changed)
-        group = templates['k8s_workers.yaml']['resources'][
+        group = result.templates[tm.TOP]['resources'][
             'worker_anti_affinity_group']
         self.assertEqual(['anti-affinity'], group['properties']['policies'])
+        self.assertRaises(exception.InvalidInput, tm.package_translation,
+                          hosts=1)
 
     def test_script_runs_as_tacker_runs_it(self):
         # no OpenStack VIM and no [nova]: the script fails, as Tacker
