@@ -108,19 +108,31 @@ def main(stdin: BinaryIO | None = None, stderr: TextIO | None = None,
     environ = os.environ if environ is None else environ
     with _logging_to(stderr):
         try:
-            # Tacker's interface: its own conductor writes this pipe
-            payload = pickle.load(stdin or sys.stdin.buffer)  # noqa: S301
-            labelled = run(payload, load_config(environ))
+            labelled = run(read_request(stdin or sys.stdin.buffer),
+                           load_config(environ))
         except exception.PlacementExtError as exc:
             stderr.write(f'placement-ext: {exc.code}: {exc.detail}\n')
-            return 1
-        except (pickle.UnpicklingError, EOFError, TypeError) as exc:
-            stderr.write(f'placement-ext: no Tacker request on standard '
-                         f'input: {exc}\n')
             return 1
     if labelled is not None:
         stderr.write(f'placement-ext: {k8s_labels.summary(labelled)}\n')
     return 0
+
+
+def read_request(stream: BinaryIO) -> dict:
+    """Tacker's pickled dict.
+
+    :raises InvalidInput: not a pickled dict.
+    """
+    try:
+        # Tacker's interface: its own conductor writes this pipe
+        payload = pickle.load(stream)  # noqa: S301
+    except (pickle.UnpicklingError, EOFError, ValueError) as exc:
+        payload = exc
+    if not isinstance(payload, dict):
+        raise exception.InvalidInput(
+            field='standard input',
+            reason=f'not a Tacker request (a pickled dict): {payload!r}')
+    return payload
 
 
 def load_config(environ: Mapping[str, str]) -> cfg.ConfigOpts:
@@ -131,12 +143,15 @@ def load_config(environ: Mapping[str, str]) -> cfg.ConfigOpts:
                                default_config_files=files)
 
 
-def run(payload: Mapping, conf: cfg.ConfigOpts) -> dict | None:
+def run(payload: Mapping, conf: cfg.ConfigOpts | None = None
+        ) -> dict | None:
     """Label for one of :data:`OPERATIONS`; None for another operation.
 
     For a package whose own script must run for these operations too:
-    call this at its end with the same dict.
+    call this at its end with the same dict (``conf``: as :func:`main`
+    finds it).
     """
+    conf = conf or load_config(os.environ)
     operation = payload.get('operation')
     if operation not in OPERATIONS:
         LOG.info('Nothing to label for %s', operation)

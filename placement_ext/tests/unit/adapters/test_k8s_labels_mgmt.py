@@ -147,7 +147,8 @@ class TestSettings(MgmtTestCase):
         err = io.StringIO()
         self.assertEqual(1, mgmt.main(stdin=io.BytesIO(b'junk'), stderr=err,
                                       environ=self.environ))
-        self.assertIn('no Tacker request on standard input', err.getvalue())
+        self.assertIn('Invalid standard input: not a Tacker request',
+                      err.getvalue())
 
 
 class TestWhereTheApisAre(MgmtTestCase):
