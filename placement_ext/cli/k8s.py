@@ -20,9 +20,15 @@ their VM (:mod:`placement_ext.decision.node_labels`,
 * the worker servers from Nova (``[nova]``): ``--servers ID...``, every
   server whose name starts with ``--name-prefix``, or every
   ``OS::Nova::Server`` of a Heat stack (``[heat]``), nested stacks
-  included: ``--stack NAME_OR_ID``, or ``--vnf ID`` for Tacker v2's stack
-  ``vnf-<ID>``. The compute host is ``OS-EXT-SRV-ATTR:host`` (admin);
-  for other accounts the per-project ``hostId``, with a warning.
+  included: ``--stack NAME_OR_ID``. The compute host is
+  ``OS-EXT-SRV-ATTR:host`` (admin); for other accounts the per-project
+  ``hostId``, with a warning.
+
+``--vnf ID`` asks the conductor instead (RPC ``label_nodes``, API 1.3):
+it labels the servers of Tacker v2's stack ``vnf-<ID>`` with its own
+``[heat]``, ``[nova]`` and ``[kubernetes]`` settings, as the services
+that manage the VNF know its cloud and cluster; the notes it made are
+printed as warnings here.
 
 With a whole set (``--name-prefix``, ``--stack``, ``--vnf``) our labels
 are also removed from Nodes that match none of its servers
@@ -33,26 +39,17 @@ given. ``--dry-run`` prints the plan and writes nothing.
 import argparse
 import logging
 
-from placement_ext import exception
 from placement_ext.cli import common
 from placement_ext.cli import documents
+from placement_ext.conductor import k8s_labels
 from placement_ext.decision import manifest_check
 from placement_ext.decision import node_labels
-from placement_ext.drivers import heat as heat_driver
-from placement_ext.drivers import keystone
-from placement_ext.drivers import kubernetes as k8s_driver
-from placement_ext.drivers import nova as nova_driver
 
 LOG = logging.getLogger(__name__)
-TACKER_V2_STACK = 'vnf-{}'
 
 
 def _our_keys(conf: object) -> tuple[str, ...]:
     return (conf.kubernetes.host_label, node_labels.COMPUTE_HOST_KEY)
-
-
-def _kubernetes(conf: object) -> k8s_driver.KubernetesDriver:
-    return k8s_driver.KubernetesDriver(k8s_driver.api_client(conf))
 
 
 class Check(common.Command):
@@ -76,7 +73,8 @@ class Check(common.Command):
         conf = self.app.clients.conf
         nodes = None
         if parsed_args.cluster:
-            nodes = {n.name: n.labels for n in _kubernetes(conf).nodes()}
+            nodes = {n.name: n.labels
+                     for n in k8s_labels.kubernetes(conf).nodes()}
         report = manifest_check.check(manifests, _our_keys(conf),
                                       node_labels=nodes)
         for finding in report.findings:
@@ -104,8 +102,9 @@ class LabelNodes(common.Lister):
                             help='Every server of this Heat stack (nested '
                                  'stacks included) is a worker.')
         source.add_argument('--vnf', metavar='ID',
-                            help='Tacker v2 VNF instance: its stack '
-                                 f'{TACKER_V2_STACK.format("<ID>")}.')
+                            help='Tacker v2 VNF instance: the conductor '
+                                 '(RPC) labels the servers of its stack '
+                                 f'{k8s_labels.stack_of("<ID>")}.')
         parser.add_argument(
             '--prune', action=argparse.BooleanOptionalAction,
             help='Remove our labels from Nodes matching no worker (default: '
@@ -116,43 +115,40 @@ class LabelNodes(common.Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         args = parsed_args
-        conf = self.app.clients.conf
-        servers = self._servers(conf, args)
         prune = args.prune if args.prune is not None else not args.servers
-        plan, patched = _kubernetes(conf).reconcile(
-            servers, conf.kubernetes.host_label, prune=prune,
-            dry_run=args.dry_run)
-        return _rows(plan, patched, args.dry_run)
+        if args.vnf:
+            # the VNF's services know its cloud and cluster: ask them
+            clients = self.app.clients
+            labelled = clients.conductor.label_nodes(
+                clients.context, vnf_instance_id=args.vnf, prune=prune,
+                dry_run=args.dry_run)
+            for note in labelled['notes']:
+                LOG.warning('%s', note)
+        else:
+            conf = self.app.clients.conf
+            labelled = k8s_labels.label(
+                k8s_labels.kubernetes(conf), self._servers(conf, args),
+                conf.kubernetes.host_label, prune=prune,
+                dry_run=args.dry_run)
+        return _rows(labelled)
 
     @staticmethod
     def _servers(conf: object, args: argparse.Namespace
                  ) -> list[node_labels.Server]:
-        ids = args.servers or ()
-        stack = args.stack or (args.vnf and TACKER_V2_STACK.format(args.vnf))
-        if stack:
-            ids = heat_driver.HeatDriver(
-                keystone.load_session(conf, 'heat'),
-                adapter_kwargs=keystone.adapter_kwargs(conf, 'heat'),
-            ).stack_servers(stack)
-            if not ids:
-                raise exception.NotFound(kind='server of Heat stack',
-                                         id=stack)
-        return nova_driver.NovaDriver(
-            keystone.load_session(conf, 'nova'),
-            adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'),
-        ).worker_servers(ids=ids, name_prefix=args.name_prefix)
+        nova, heat = k8s_labels.cloud_drivers(conf, stack=bool(args.stack))
+        return k8s_labels.workers(nova, heat, ids=args.servers or (),
+                                  name_prefix=args.name_prefix,
+                                  stack=args.stack)
 
 
-def _rows(plan: node_labels.Plan, patched: list[str],
-          dry_run: bool) -> tuple:
-    done = 'planned' if dry_run else 'patched'
-    rows = [(c.node, c.server or '', _labels(c.set),
-             ', '.join(sorted(c.remove)),
-             done if dry_run or c.node in patched else 'up to date')
-            for c in plan.changes]
-    rows += [(node, '', '', '', 'unchanged') for node in plan.unchanged]
+def _rows(labelled: dict) -> tuple:
+    rows = [(c['node'], c['server'] or '', _labels(c['set']),
+             ', '.join(sorted(c['remove'])), c['result'])
+            for c in labelled['changes']]
+    rows += [(node, '', '', '', 'unchanged')
+             for node in labelled['unchanged']]
     rows += [('', server, '', '', 'no node')
-             for server in plan.unmatched_servers]
+             for server in labelled['unmatched_servers']]
     return ('Node', 'Server', 'Set', 'Remove', 'Result'), rows
 
 

@@ -23,6 +23,7 @@ from placement_ext import rpc
 from placement_ext import validation
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
+from placement_ext.conductor import k8s_labels
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import stack_request
 from placement_ext.conductor import zone_inputs
@@ -71,16 +72,29 @@ REALIZE_INTENT_V1_2 = {
     'required': ['policy', 'template'],
     'additionalProperties': False,
 }
+LABEL_NODES_V1_3 = {
+    'type': 'object',
+    'properties': {
+        'vnf_instance_id': {'type': 'string', 'minLength': 1},
+        'stack': {'type': 'string', 'minLength': 1},
+        'servers': {'type': 'array', 'minItems': 1,
+                    'items': {'type': 'string', 'minLength': 1}},
+        'prune': {'type': 'boolean'},
+        'dry_run': {'type': 'boolean'}},
+    'oneOf': [{'required': ['vnf_instance_id']}, {'required': ['stack']},
+              {'required': ['servers']}],
+    'additionalProperties': False,
+}
 _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
              exception.ServiceUnavailable, exception.ServiceError,
              exception.NoRegion, exception.IntentUnrealisable)
 
 
 class ConductorManager(rpc.Endpoint):
-    """Endpoint of the conductor, API version 1.2."""
+    """Endpoint of the conductor, API version 1.3."""
 
     SERVICE = 'conductor'
-    target = oslo_messaging.Target(version='1.2')
+    target = oslo_messaging.Target(version='1.3')
 
     def __init__(self, conf: object, host: str, database: object = None,
                  runner: lifecycle.LifecycleRunner | None = None) -> None:
@@ -161,6 +175,24 @@ class ConductorManager(rpc.Endpoint):
         return homing.realize(self.conf, policy, template,
                               clients=self._regions(),
                               region_name=region_name, flavors=flavors)
+
+    @rpc.expected_exceptions(*_CONTRACT)
+    @validation.schema(LABEL_NODES_V1_3)
+    def label_nodes(self, context: pe_context.RequestContext,
+                    vnf_instance_id: str | None = None,
+                    stack: str | None = None, servers: list | None = None,
+                    prune: bool = True, dry_run: bool = False) -> dict:
+        """Label the worker Nodes with their VM's compute host, with
+        ``[heat]``, ``[nova]`` and ``[kubernetes]``; a VNF instance's
+        workers are the servers of its Tacker v2 stack."""
+        conf = self.conf
+        if vnf_instance_id:
+            stack = k8s_labels.stack_of(vnf_instance_id)
+        nova, heat = k8s_labels.cloud_drivers(conf, stack=bool(stack))
+        return k8s_labels.label(
+            k8s_labels.kubernetes(conf),
+            k8s_labels.workers(nova, heat, ids=servers or (), stack=stack),
+            conf.kubernetes.host_label, prune=prune, dry_run=dry_run)
 
     def _regions(self) -> homing_inputs.RegionClients:
         if self._region_clients is None:

@@ -7,6 +7,7 @@ with ``can_send_version``):
 * 1.1 - create_operation, run_operation, retry_operation, get_operation,
   list_operations
 * 1.2 - select_cloud, realize_intent
+* 1.3 - label_nodes
 """
 
 from placement_ext import context as pe_context
@@ -14,13 +15,14 @@ from placement_ext import rpc
 
 V_OPERATIONS = '1.1'
 V_HOMING = '1.2'
+V_K8S = '1.3'
 
 
 class ConductorAPI(rpc.ServiceAPI):
     """Build one per process: the RPC client is built once, in __init__."""
 
     SERVICE = 'conductor'
-    VERSION = '1.2'
+    VERSION = '1.3'
 
     def start_operation(self, context: pe_context.RequestContext,
                         request: dict) -> dict:
@@ -67,3 +69,17 @@ class ConductorAPI(rpc.ServiceAPI):
         return self._call(context, 'realize_intent', policy=policy,
                           template=template, region_name=region_name,
                           flavors=flavors, version=V_HOMING)
+
+    def label_nodes(self, context: pe_context.RequestContext, *,
+                    vnf_instance_id: str | None = None,
+                    stack: str | None = None,
+                    servers: list | None = None, prune: bool = True,
+                    dry_run: bool = False) -> dict:
+        """Label the worker Nodes with their VM's compute host (one of
+        ``vnf_instance_id``, ``stack``, ``servers``); see
+        :mod:`placement_ext.conductor.k8s_labels` for the result."""
+        source = {k: v for k, v in (('vnf_instance_id', vnf_instance_id),
+                                    ('stack', stack), ('servers', servers))
+                  if v is not None}
+        return self._call(context, 'label_nodes', prune=prune,
+                          dry_run=dry_run, version=V_K8S, **source)

@@ -9,7 +9,7 @@ import html
 
 HOST_W, HOST_PAD, ITEM_H, ZONE_PAD, TITLE_H = 190, 10, 20, 14, 26
 COLOURS = {'vnfc': '#cfe8ff', 'reserved': '#ffe2b3', 'other': '#dddddd',
-           'empty': '#f6f6f6'}
+           'empty': '#f6f6f6', 'pod': '#d3f2d0'}
 
 
 @dataclasses.dataclass(frozen=True)

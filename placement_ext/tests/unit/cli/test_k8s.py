@@ -6,8 +6,13 @@ import os
 
 import fixtures
 import yaml
+from oslo_messaging.rpc.dispatcher import ExpectedException
 
+from placement_ext import conf as pe_conf
+from placement_ext import exception
 from placement_ext.cli import k8s as k8s_cli
+from placement_ext.conductor import manager
+from placement_ext.conductor import rpcapi
 from placement_ext.decision import node_labels as nl
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.unit.cli import test_grant
@@ -100,9 +105,9 @@ class WithCluster(K8sCliTestCase):
         self.server.add_node('w1', '10.0.0.1', team='x')
         self.server.add_node('w2', '10.0.0.2')
         self.useFixture(fixtures.MockPatch(
-            'placement_ext.cli.k8s.keystone.load_session'))
+            'placement_ext.conductor.k8s_labels.keystone.load_session'))
         self.nova = self.useFixture(fixtures.MockPatch(
-            'placement_ext.cli.k8s.nova_driver.NovaDriver')).mock
+            'placement_ext.conductor.k8s_labels.nova_driver.NovaDriver')).mock
         self.nova.return_value.worker_servers.return_value = [
             tk.server('s1', '10.0.0.1', 'cmp1'),
             tk.server('s2', '10.0.0.2', 'cmp2')]
@@ -122,7 +127,7 @@ class TestLabelNodes(WithCluster):
         status, rows, _ = self.label_nodes('--name-prefix', 'k8s-worker')
         self.assertEqual(0, status)
         self.nova.return_value.worker_servers.assert_called_once_with(
-            ids=(), name_prefix='k8s-worker')
+            ids=[], name_prefix='k8s-worker')
         self.assertEqual([('w1', 's1', 'patched'), ('w2', 's2', 'patched')],
                          [(r['Node'], r['Server'], r['Result'])
                           for r in rows])
@@ -153,7 +158,7 @@ class TestLabelNodes(WithCluster):
 
     def test_vnf_reads_the_tacker_v2_stack(self):
         heat = self.useFixture(fixtures.MockPatch(
-            'placement_ext.cli.k8s.heat_driver.HeatDriver')).mock
+            'placement_ext.conductor.k8s_labels.heat_driver.HeatDriver')).mock
         heat.return_value.stack_servers.return_value = ['s1', 's2']
         status, _, _ = self.label_nodes('--vnf', 'abc')
         self.assertEqual(0, status)
@@ -163,7 +168,7 @@ class TestLabelNodes(WithCluster):
 
     def test_empty_stack_is_an_error(self):
         heat = self.useFixture(fixtures.MockPatch(
-            'placement_ext.cli.k8s.heat_driver.HeatDriver')).mock
+            'placement_ext.conductor.k8s_labels.heat_driver.HeatDriver')).mock
         heat.return_value.stack_servers.return_value = []
         status, _, err = self.label_nodes('--stack', 'st')
         self.assertEqual(1, status)
@@ -226,3 +231,42 @@ class TestExampleEndToEnd(WithCluster):
         self.assertNotIn('nodeName', pods[2]['spec'])
         self.assertEqual('Unschedulable',
                          pods[2]['status']['conditions'][0]['reason'])
+
+
+
+class TestLabelNodesRpc(WithCluster):
+    """The conductor's label_nodes (API 1.3), as the CLI's --vnf calls
+    it: one source of workers, checked at the edge."""
+
+    def setUp(self):
+        super().setUp()
+        conf = pe_conf.new_conf(
+            ['--config-file', rpc_base.write_config(self.tmp, self.config)])
+        self.endpoint = manager.ConductorManager(conf, 'h')
+
+    def test_version(self):
+        self.assertEqual('1.3', rpcapi.ConductorAPI.VERSION)
+        self.assertEqual('1.3', manager.ConductorManager.target.version)
+
+    def test_exactly_one_source(self):
+        for bad in ({'stack': 'a', 'servers': ['s1']}, {},
+                    {'servers': []}, {'stack': 'a', 'extra': 1}):
+            # an expected exception of the endpoint, wrapped as the RPC
+            # server wraps it
+            raised = self.assertRaises(ExpectedException,
+                                       self.endpoint.label_nodes, None,
+                                       **bad)
+            self.assertIs(exception.InvalidInput, raised.exc_info[0])
+
+    def test_servers(self):
+        labelled = self.endpoint.label_nodes(None, servers=['s1', 's2'],
+                                             prune=False)
+        self.nova.return_value.worker_servers.assert_called_once_with(
+            ids=['s1', 's2'], name_prefix=None)
+        self.assertEqual(
+            [('w1', 's1', {ZONE: 'cmp1', nl.COMPUTE_HOST_KEY: 'cmp1'},
+              'patched'),
+             ('w2', 's2', {ZONE: 'cmp2', nl.COMPUTE_HOST_KEY: 'cmp2'},
+              'patched')],
+            [(c['node'], c['server'], c['set'], c['result'])
+             for c in labelled['changes']])

@@ -118,7 +118,7 @@ class TestRoundTrip(base.TestCase):
             conductor_manager.ConductorManager: {
                 'ping', 'echo', 'create_operation', 'run_operation',
                 'retry_operation', 'get_operation', 'list_operations',
-                'select_cloud', 'realize_intent'},
+                'select_cloud', 'realize_intent', 'label_nodes'},
             manager_manager.ReservationManager: {
                 'ping', 'echo', 'create_host', 'get_host', 'list_hosts',
                 'delete_host', 'create_lease', 'get_lease', 'list_leases',
