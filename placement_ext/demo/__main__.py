@@ -20,6 +20,7 @@ from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.demo import cloud_config
+from placement_ext.demo import k8s_step
 from placement_ext.demo import services
 from placement_ext.demo import showcase
 from placement_ext.manager import rpcapi as manager_rpcapi
@@ -103,6 +104,7 @@ def run_showcase(conf: object, transport: object, status: dict) -> None:
     showcase.home(conductor, context)
     op = showcase.instantiate(conductor, context)
     showcase.draw(conn, op, BASE / 'placement.svg')
+    k8s_step.run(conn, status['clouds_yaml'], BASE / 'k8s.svg')
 
 
 def clean_up(status: dict, started_cloud: bool) -> None:
@@ -112,7 +114,9 @@ def clean_up(status: dict, started_cloud: bool) -> None:
         minicloud('down')
         print('  our services stopped, embedded cloud taken down')
     else:
-        showcase.reset(showcase.connect(status['clouds_yaml']))
+        conn = showcase.connect(status['clouds_yaml'])
+        k8s_step.reset(conn)
+        showcase.reset(conn)
         print('  our services stopped, demo stacks and servers deleted')
 
 
