@@ -104,6 +104,10 @@ def run_showcase(conf: object, transport: object, status: dict) -> None:
     showcase.home(conductor, context)
     op = showcase.instantiate(conductor, context)
     showcase.draw(conn, op, BASE / 'placement.svg')
+    # each further step needs the cloud's room (and the project's quota
+    # of 10 instances) for itself
+    showcase.say('Clearing the VNF and the other tenant\'s load')
+    showcase.reset(conn)
     k8s_step.run(conn, status['clouds_yaml'], BASE / 'k8s.svg')
 
 
