@@ -85,10 +85,13 @@ class Leases:
 
     # -- create ---------------------------------------------------------------
 
-    def create(self, body: dict, project_id: str,
-               user_id: str) -> lease_obj.Lease:
+    def create(self, body: dict, project_id: str, user_id: str,
+               reservation_ids: list[str] | None = None) -> lease_obj.Lease:
         """Reserve, then create the class and flavor of each reservation.
 
+        :param reservation_ids: the reservations' ids, one per reservation
+            of the body (a host service such as Blazar names them); new
+            UUIDs when None.
         :raises InvalidInput: a bad body (the field is named).
         :raises Conflict: not enough capacity, or the name is taken.
         """
@@ -109,7 +112,7 @@ class Leases:
                 reason='no reservable host; enrol hosts with '
                        '"placement-ext host create"')
         lease_id = self._reserve(values, requests, seen.hosts, seen.usages,
-                                 project_id, user_id)
+                                 project_id, user_id, reservation_ids)
         lease = lease_obj.get(self.database, lease_id)
         self._provision_or_undo(lease)
         LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
@@ -120,7 +123,8 @@ class Leases:
 
     def _reserve(self, values: dict, requests: list[_Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
-                 project_id: str, user_id: str) -> str:
+                 project_id: str, user_id: str,
+                 reservation_ids: list[str] | None) -> str:
         start, end = values['start_date'], values['end_date']
         with self.database.writer():
             # a host retired meanwhile is no longer offered
@@ -131,6 +135,8 @@ class Leases:
             for index, req in enumerate(requests):
                 res = self._pick(index, req, hosts, usages, held, start,
                                  end)
+                if reservation_ids:
+                    res = dataclasses.replace(res, id=reservation_ids[index])
                 new.append(res)
                 held += _holdings_of(res, start, end)
             return lease_obj.create(

@@ -1,0 +1,186 @@
+"""The Blazar adapter's workflows: ids and rows kept in step between
+Blazar's tables (a fake ``blazar.db.api``) and ours (SQLite), with our
+reservation workflows recorded."""
+
+import datetime
+import types
+
+import testtools
+
+from placement_ext import exception
+from placement_ext.adapters.blazar import workflows
+from placement_ext.db import models
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.adapters.blazar import fakes
+from placement_ext.tests.unit.objects import test_host
+
+RES = '4d17d41a-830d-47b2-91c7-4f9fc0ae611e'
+START = datetime.datetime(2030, 1, 1, 10, 0)
+VALUES = {'resource_type': 'virtual:instance', 'amount': '3', 'vcpus': 1,
+          'memory_mb': 512, 'disk_gb': 1, 'affinity': 'None',
+          'resource_properties': '', 'lease_id': 'blazar-lease',
+          'start_date': START, 'end_date': START + datetime.timedelta(hours=2)}
+
+
+class FakeHosts:
+    def __init__(self, db):
+        self.db = db
+        self.deleted = []
+        self.refuse_delete = None
+
+    def create(self, name):
+        return test_host.make_host(self.db, name)
+
+    def delete(self, name):
+        if self.refuse_delete is not None:
+            raise self.refuse_delete
+        self.deleted.append(name)
+        host_obj.delete(self.db, host_obj.find(self.db, name))
+
+
+class FakeLeases:
+    """Our lease workflow: create writes a lease (slots round-robin over
+    our hosts), start and end record."""
+
+    def __init__(self, db):
+        self.db = db
+        self.calls = []
+
+    def create(self, body, project_id, user_id, reservation_ids=None):
+        self.calls.append(('create', body, project_id, reservation_ids))
+        req = body['reservations'][0]
+        hosts = sorted(host_obj.list_hosts(self.db),
+                       key=lambda h: h.hypervisor_hostname)
+        slots = {}
+        for index in range(req['amount']):
+            host = hosts[index % len(hosts)].id
+            slots[host] = slots.get(host, 0) + 1
+        new = lease_obj.NewReservation(
+            vcpus=req['vcpus'], memory_mb=req['memory_mb'],
+            disk_gb=req['disk_gb'], amount=req['amount'], affinity=None,
+            slots=slots, id=reservation_ids[0])
+        with self.db.writer():
+            lease_id = lease_obj.create(
+                self.db, name=body['name'], user_id=user_id,
+                project_id=project_id, start_date=START,
+                end_date=START + datetime.timedelta(hours=2),
+                reservations=[new])
+        return lease_obj.get(self.db, lease_id)
+
+    def start(self, lease):
+        self.calls.append(('start', lease.id))
+
+    def end(self, lease):
+        self.calls.append(('end', lease.id))
+
+
+class AdapterTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = db_fixture.use_database(self).db
+        self.blazar = fakes.FakeBlazarDB()
+        self.h1 = self.blazar.add_host('cn1')
+        self.h2 = self.blazar.add_host('cn2')
+        self.leases = FakeLeases(self.db)
+        self.hosts = FakeHosts(self.db)
+        self.adapter = workflows.BlazarReservations(
+            types.SimpleNamespace(database=self.db, hosts=self.hosts,
+                                  leases=self.leases), self.blazar)
+
+    def reserve(self):
+        return self.adapter.reserve(RES, dict(VALUES), 'p1', 'u1')
+
+
+class TestReserve(AdapterTestCase):
+
+    def test_enrols_hosts_and_fills_both_sides(self):
+        resource_id = self.reserve()
+        self.assertEqual(['cn1', 'cn2'], sorted(
+            h.hypervisor_hostname for h in host_obj.list_hosts(self.db)))
+        (_what, body, project, ids), = self.leases.calls
+        self.assertEqual(('p1', [RES]), (project, ids))
+        self.assertEqual(RES, body['name'])
+        self.assertEqual('2030-01-01T10:00:00', body['start_date'])
+        self.assertEqual(3, body['reservations'][0]['amount'])
+        row = self.blazar.instance_reservation_get(resource_id)
+        self.assertEqual((RES, RES, 3, None),
+                         (row['reservation_id'], row['flavor_id'],
+                          row['amount'], row['affinity']))
+        # one Blazar allocation per slot, on Blazar's host ids
+        self.assertEqual(sorted([self.h1['id'], self.h1['id'],
+                                 self.h2['id']]),
+                         sorted(a['compute_host_id'] for a in
+                                self.blazar.allocations.values()))
+
+    def test_blazar_rows_failing_undoes_our_lease(self):
+        self.blazar.fail_allocation = RuntimeError('db down')
+        self.assertRaises(RuntimeError, self.reserve)
+        self.assertEqual([], lease_obj.list_leases(self.db))
+        self.assertEqual('end', self.leases.calls[-1][0])
+
+    def test_candidates_are_blazar_ids_of_reservable_hosts(self):
+        self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
+                         sorted(self.adapter.allocation_candidates({})))
+
+    def test_host_gone_from_blazar_leaves_ours(self):
+        self.adapter.sync_hosts()
+        self.blazar.hosts.remove(self.h2)
+        self.adapter.sync_hosts()
+        self.assertEqual(['cn2'], self.hosts.deleted)
+
+    def test_host_with_slots_stays_ours(self):
+        self.adapter.sync_hosts()
+        self.blazar.hosts.remove(self.h2)
+        self.hosts.refuse_delete = exception.Conflict(reason='slots')
+        self.adapter.sync_hosts()
+        self.assertIn('cn2', [h.hypervisor_hostname
+                              for h in host_obj.list_hosts(self.db)])
+
+
+class TestStartEnd(AdapterTestCase):
+
+    def test_start_then_end_then_end_again(self):
+        resource_id = self.reserve()
+        self.adapter.start(resource_id)
+        lease = lease_obj.find(self.db, RES)
+        self.assertEqual(models.LEASE_ACTIVE, lease.status)
+        self.adapter.end(resource_id)
+        self.assertEqual(['create', 'start', 'end'],
+                         [c[0] for c in self.leases.calls])
+        self.assertEqual([], lease_obj.list_leases(self.db))
+        self.assertEqual({}, self.blazar.allocations)
+        self.adapter.end(resource_id)       # idempotent: nothing left
+        self.assertEqual(3, len(self.leases.calls))
+
+    def test_unknown_resource(self):
+        self.assertRaises(exception.NotFound, self.adapter.start, 'ir-x')
+
+
+class TestRecovery(AdapterTestCase):
+
+    def lease(self, lease_id, status, event_type, types=('virtual:instance',)):
+        self.blazar.leases[lease_id] = {
+            'id': lease_id, 'status': status,
+            'reservations': [{'resource_type': t} for t in types]}
+        self.blazar.events[f'e-{lease_id}'] = {
+            'id': f'e-{lease_id}', 'lease_id': lease_id,
+            'event_type': event_type, 'status': 'IN_PROGRESS'}
+
+    def test_interrupted_start_and_end_run_again(self):
+        self.lease('a', 'STARTING', 'start_lease')
+        self.lease('b', 'TERMINATING', 'end_lease')
+        self.lease('mixed', 'STARTING', 'start_lease',
+                   ('virtual:instance', 'physical:host'))
+        self.lease('odd', 'ACTIVE', 'start_lease')
+        self.assertEqual(['a', 'b'],
+                         self.adapter.recover_interrupted_events())
+        self.assertEqual(('PENDING', 'UNDONE'),
+                         (self.blazar.leases['a']['status'],
+                          self.blazar.events['e-a']['status']))
+        self.assertEqual('ACTIVE', self.blazar.leases['b']['status'])
+        self.assertEqual('IN_PROGRESS',
+                         self.blazar.events['e-mixed']['status'])
+        self.assertEqual('IN_PROGRESS', self.blazar.events['e-odd']['status'])
