@@ -21,6 +21,7 @@ from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 from placement_ext import conf as pe_conf
+from placement_ext import exception
 from placement_ext.schemas import reservation as schema
 
 # Blazar's instance reservation fields that our request carries.
@@ -48,6 +49,26 @@ def reservation_request(values: Mapping) -> dict:
         else affinity
     request['resource_properties'] = values.get('resource_properties') or ''
     return request
+
+
+def update_values(values: Mapping) -> dict:
+    """The changes of a Blazar ``update_reservation`` in our terms.
+
+    :raises InvalidInput: an affinity that is not a boolean or None.
+    """
+    changes = {key: values[key] for key in ('start_date', 'end_date')
+               if isinstance(values.get(key), datetime.datetime)}
+    request = reservation_request(values)
+    changes.update({field: request[field] for field in RESOURCE_FIELDS
+                    if values.get(field) is not None})
+    if 'affinity' in values:
+        affinity = request['affinity']
+        if affinity not in schema.AFFINITY:
+            raise exception.InvalidInput(
+                field='affinity', reason=f'{affinity!r} is not True, '
+                                         f'False or None')
+        changes['affinity'] = schema.AFFINITY[affinity]
+    return changes
 
 
 def lease_body(reservation_id: str, values: Mapping) -> dict:

@@ -158,13 +158,55 @@ class BlazarReservations:
         return lease_obj.find(self.database, row['reservation_id'])
 
     def update(self, reservation_id: str, values: dict) -> None:
-        raise exception.InvalidInput(
-            field='reservation', reason='updating an instance reservation '
-                                        'is not supported yet')
+        """New dates, amount or size: our slots are picked again, then
+        Blazar's rows follow."""
+        lease = lease_obj.find(self.database, reservation_id)
+        changes = translate.update_values(values)
+        res = lease.reservations[0]
+        if all(getattr(res, k, getattr(lease, k, None)) == v
+               for k, v in changes.items()):
+            return
+        updated = self.workflows.leases.update(lease, changes)
+        self._mirror(updated.reservations[0])
+
+    def _mirror(self, res: lease_obj.Reservation) -> None:
+        row = self.blazar_db.reservation_get(res.id)
+        self.blazar_db.instance_reservation_update(row['resource_id'], {
+            'vcpus': res.vcpus, 'memory_mb': res.memory_mb,
+            'disk_gb': res.disk_gb, 'amount': res.amount,
+            'affinity': res.affinity})
+        self._write_allocations(res, self.sync_hosts())
 
     def heal(self, failed_hosts: list, begin: datetime.datetime,
              end: datetime.datetime) -> dict:
-        return {}
+        """Move the slots of the reservations on failed hosts (Blazar's
+        host monitor calls this).
+
+        :returns: Blazar's flags by reservation id: ``resources_changed``
+            for a started one that moved, ``missing_resources`` for one
+            that cannot be honoured any more (the log says why).
+        """
+        failed = {h['hypervisor_hostname'] for h in failed_hosts}
+        for host in host_obj.list_hosts(self.database):
+            if host.hypervisor_hostname in failed and host.reservable:
+                host_obj.set_reservable(self.database, host, False)
+        flags = {}
+        for lease in lease_obj.list_leases(self.database):
+            res = lease.reservations[0]
+            if not failed & set(res.slots_by_host) or \
+                    lease.end_date <= begin or lease.start_date >= end:
+                continue
+            try:
+                self._mirror(self.workflows.leases.update(
+                    lease, {}, moves=True).reservations[0])
+            except exception.NoCapacity as exc:
+                LOG.warning('Reservation %(id)s cannot be honoured any '
+                            'more: %(why)s', {'id': res.id, 'why': exc})
+                flags[res.id] = {'missing_resources': True}
+                continue
+            if res.status == models.RESERVATION_ACTIVE:
+                flags[res.id] = {'resources_changed': True}
+        return flags
 
     # -- start-up ----------------------------------------------------------
 

@@ -47,6 +47,19 @@ class TestBlazarPlugin(base.BlazarTestCase):
         # an ordinary flavor stays off the reservable hosts
         ordinary = self.cloud.boot_server(self.zone, conn=self.cloud.demo)
         self.assertEqual('ERROR', ordinary.status)
+        # while active: one more slot (8 fit), then one too many
+        self.demo.lease.update(lease['id'], reservations=[
+            {'id': res['id'], 'amount': 7}])
+        self.lease_status(lease['id'], 'ACTIVE')
+        self.assertEqual(7, self.admin.lease.get(
+            lease['id'])['reservations'][0]['amount'])
+        servers += self.boot_all(res['flavor_id'], 1)
+        self.assertEqual('ACTIVE', servers[-1].status,
+                         self.faults(servers))
+        exc = self.assertRaises(
+            base.blazar_exc.BlazarClientException, self.demo.lease.update,
+            lease['id'], reservations=[{'id': res['id'], 'amount': 9}])
+        self.assertIn('not enough capacity', str(exc))
         self.demo.lease.delete(lease['id'])
         self.wait_for(lambda: not self.admin.lease.list(), 'lease deleted')
         self.assert_nothing_left(res, servers)

@@ -33,6 +33,14 @@ class FakeBlazarDB:
     def instance_reservation_get(self, row_id):
         return self.instance_reservations.get(row_id)
 
+    def instance_reservation_update(self, row_id, values):
+        self.instance_reservations[row_id].update(values)
+
+    def reservation_get(self, reservation_id):
+        row = next(r for r in self.instance_reservations.values()
+                   if r['reservation_id'] == reservation_id)
+        return {'id': reservation_id, 'resource_id': row['id']}
+
     def host_allocation_create(self, values):
         if self.fail_allocation is not None:
             raise self.fail_allocation

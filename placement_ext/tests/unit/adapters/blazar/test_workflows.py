@@ -47,6 +47,7 @@ class FakeLeases:
     def __init__(self, db):
         self.db = db
         self.calls = []
+        self.refuse_update = None
 
     def create(self, body, project_id, user_id, reservation_ids=None):
         self.calls.append(('create', body, project_id, reservation_ids))
@@ -71,6 +72,21 @@ class FakeLeases:
 
     def start(self, lease):
         self.calls.append(('start', lease.id))
+
+    def update(self, lease, changes, moves=False):
+        self.calls.append(('update', changes, moves))
+        if isinstance(self.refuse_update, Exception):
+            raise self.refuse_update
+        res = lease.reservations[0]
+        amount = changes.get('amount', res.amount)
+        new = lease_obj.NewReservation(
+            vcpus=res.vcpus, memory_mb=res.memory_mb, disk_gb=res.disk_gb,
+            amount=amount, affinity=res.affinity, id=res.id,
+            slots={host_obj.find(self.db, 'cn2').id: amount})
+        with self.db.writer():
+            lease_obj.update(self.db, lease.id, start_date=START,
+                             end_date=lease.end_date, reservation=new)
+        return lease_obj.get(self.db, lease.id)
 
     def end(self, lease):
         self.calls.append(('end', lease.id))
@@ -184,3 +200,42 @@ class TestRecovery(AdapterTestCase):
         self.assertEqual('IN_PROGRESS',
                          self.blazar.events['e-mixed']['status'])
         self.assertEqual('IN_PROGRESS', self.blazar.events['e-odd']['status'])
+
+
+class TestUpdateAndHeal(AdapterTestCase):
+
+    def test_update_mirrors_into_blazar(self):
+        resource_id = self.reserve()
+        self.adapter.update(RES, {'amount': '4', 'start_date': START})
+        self.assertEqual(('update', {'amount': 4, 'start_date': START},
+                          False), self.leases.calls[-1])
+        self.assertEqual(4, self.blazar.instance_reservations[
+            resource_id]['amount'])
+        self.assertEqual([self.h2['id']] * 4, [
+            a['compute_host_id'] for a in self.blazar.allocations.values()])
+
+    def test_nothing_changed_is_no_update(self):
+        self.reserve()
+        self.adapter.update(RES, {'amount': 3, 'start_date': START})
+        self.assertEqual('create', self.leases.calls[-1][0])
+
+    def test_bad_affinity(self):
+        self.reserve()
+        self.assertRaises(exception.InvalidInput, self.adapter.update, RES,
+                          {'affinity': 'maybe'})
+
+    def test_heal_moves_or_says_missing(self):
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        failed = [{'hypervisor_hostname': 'cn1'}]
+        end = START + datetime.timedelta(days=1)
+        self.assertEqual({RES: {'resources_changed': True}},
+                         self.adapter.heal(failed, START, end))
+        self.assertEqual(('update', {}, True), self.leases.calls[-1])
+        self.assertFalse(host_obj.find(self.db, 'cn1').reservable)
+        self.leases.refuse_update = exception.NoCapacity(reason='full')
+        self.assertEqual({RES: {'missing_resources': True}},
+                         self.adapter.heal([{'hypervisor_hostname': 'cn2'}],
+                                           START, end))
+        self.assertEqual({}, self.adapter.heal(
+            failed, end, end + datetime.timedelta(days=1)))
