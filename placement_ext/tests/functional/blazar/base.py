@@ -88,8 +88,10 @@ class BlazarTestCase(testtools.TestCase):
         return parser['database']['connection']
 
     def _enrol(self, hosts):
+        """Enrol ``hosts`` in Blazar (the demo may have done it)."""
+        known = {h['hypervisor_hostname'] for h in self.admin.host.list()}
         leftovers = [p for p in map(self.res.placement.reservation_provider,
-                                    hosts) if p is not None]
+                                    set(hosts) - known) if p is not None]
         for provider in leftovers:
             self.placement.request(
                 'DELETE', f'/resource_providers/{provider.uuid}',
@@ -99,7 +101,8 @@ class BlazarTestCase(testtools.TestCase):
             time.sleep(test_cloud.compute_cache_refresh(
                 cloud_fixture.ensure_cloud()) + 1)
         for host in hosts:
-            self.admin.host.create(host)
+            if host not in known:
+                self.admin.host.create(host)
             provider = self.res.placement.reservation_provider(host)
             BlazarTestCase._providers[host] = {
                 'name': provider.name, 'uuid': provider.uuid,
