@@ -86,12 +86,15 @@ class Leases:
     # -- create ---------------------------------------------------------------
 
     def create(self, body: dict, project_id: str, user_id: str,
-               reservation_ids: list[str] | None = None) -> lease_obj.Lease:
+               reservation_ids: list[str] | None = None,
+               busy_hosts: frozenset[str] = frozenset()) -> lease_obj.Lease:
         """Reserve, then create the class and flavor of each reservation.
 
         :param reservation_ids: the reservations' ids, one per reservation
             of the body (a host service such as Blazar names them); new
             UUIDs when None.
+        :param busy_hosts: hypervisor hostnames taken for the period by
+            something else (Blazar's host reservations).
         :raises InvalidInput: a bad body (the field is named).
         :raises Conflict: not enough capacity, or the name is taken.
         """
@@ -111,7 +114,9 @@ class Leases:
             raise exception.Conflict(
                 reason='no reservable host; enrol hosts with '
                        '"placement-ext host create"')
-        lease_id = self._reserve(values, requests, seen.hosts, seen.usages,
+        candidates = [h for h in seen.hosts
+                      if h.hypervisor_hostname not in busy_hosts]
+        lease_id = self._reserve(values, requests, candidates, seen.usages,
                                  project_id, user_id, reservation_ids)
         lease = lease_obj.get(self.database, lease_id)
         self._provision_or_undo(lease)
@@ -177,7 +182,8 @@ class Leases:
     # -- update ---------------------------------------------------------------
 
     def update(self, lease: lease_obj.Lease, values: dict,
-               moves: bool = False) -> lease_obj.Lease:
+               moves: bool = False,
+               busy_hosts: frozenset[str] = frozenset()) -> lease_obj.Lease:
         """Change the period, amount or size of the lease's (only)
         reservation: the slots are picked again with its own counted as
         free and kept first (blazar ``update_reservation``).
@@ -188,6 +194,7 @@ class Leases:
 
         :param values: any of start_date, end_date (datetimes), amount,
             vcpus, memory_mb, disk_gb, affinity (normalised).
+        :param busy_hosts: as for :meth:`create`.
         :raises InvalidInput: a change a started reservation cannot take.
         :raises NoCapacity: the new request does not fit; says why.
         """
@@ -210,7 +217,8 @@ class Leases:
         seen = self.views.current(self.hosts.freepool_uuid())
         with self.database.writer():
             reservable = host_obj.lock_reservable(self.database)
-            hosts = [h for h in seen.hosts if h.id in reservable]
+            hosts = [h for h in seen.hosts if h.id in reservable
+                     and h.hypervisor_hostname not in busy_hosts]
             held = lease_obj.holdings(self.database, None, (start, end))
             new = self._pick(0, req, hosts, seen.usages, held, start, end,
                              updated=res)

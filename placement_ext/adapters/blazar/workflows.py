@@ -23,6 +23,7 @@ from placement_ext.objects import lease as lease_obj
 
 LOG = logging.getLogger(__name__)
 
+_HOST_RESOURCE_TYPE = 'physical:host'
 # Blazar's lease and event statuses (``blazar.status``) we reset.
 _IN_PROGRESS = 'IN_PROGRESS'
 _UNDONE = 'UNDONE'
@@ -80,6 +81,25 @@ class BlazarReservations:
         return [host_id for name, host_id in self.sync_hosts().items()
                 if name in self._reservable()]
 
+    def host_leases(self, start: datetime.datetime,
+                    end: datetime.datetime) -> frozenset[str]:
+        """Hosts that Blazar's ``physical:host`` reservations hold over
+        [start, end) (they leave the free pool only when they start)."""
+        names = {h['id']: h['hypervisor_hostname']
+                 for h in self.blazar_db.host_list()}
+        busy = set()
+        for res in self.blazar_db.reservation_get_all_by_values(
+                resource_type=_HOST_RESOURCE_TYPE):
+            lease = self.blazar_db.lease_get(res['lease_id'])
+            if res['status'] == 'deleted' or lease is None or \
+                    lease['start_date'] >= end or lease['end_date'] <= start:
+                continue
+            busy.update(names.get(alloc['compute_host_id'])
+                        for alloc in self.blazar_db.
+                        host_allocation_get_all_by_values(
+                            reservation_id=res['id']))
+        return frozenset(busy - {None})
+
     def _reservable(self) -> set[str]:
         return {h.hypervisor_hostname
                 for h in host_obj.list_hosts(self.database) if h.reservable}
@@ -95,7 +115,8 @@ class BlazarReservations:
         blazar_ids = self.sync_hosts()
         lease = self.workflows.leases.create(
             translate.lease_body(reservation_id, values), project_id,
-            user_id or '', [reservation_id])
+            user_id or '', [reservation_id],
+            self.host_leases(values['start_date'], values['end_date']))
         try:
             return self._record(lease.reservations[0], values, blazar_ids)
         except Exception:
@@ -166,7 +187,10 @@ class BlazarReservations:
         if all(getattr(res, k, getattr(lease, k, None)) == v
                for k, v in changes.items()):
             return
-        updated = self.workflows.leases.update(lease, changes)
+        updated = self.workflows.leases.update(
+            lease, changes, busy_hosts=self.host_leases(
+                changes.get('start_date', lease.start_date),
+                changes.get('end_date', lease.end_date)))
         self._mirror(updated.reservations[0])
 
     def _mirror(self, res: lease_obj.Reservation) -> None:

@@ -144,14 +144,15 @@ class BlazarTestCase(testtools.TestCase):
             f'lease {lease_id} {status}')
 
     def create_lease(self, name, amount, days_ahead=0, hours=1, client=None,
-                     affinity='None'):
-        """A lease from now, or from ``days_ahead`` days ahead."""
+                     affinity='None', reservation=None):
+        """A lease from now, or from ``days_ahead`` days ahead, of
+        ``amount`` one-vCPU instances (or of ``reservation``)."""
         begin = datetime.datetime.utcnow() + datetime.timedelta(
             days=days_ahead)
         start = begin.strftime(DATE) if days_ahead else 'now'
         end = (begin + datetime.timedelta(hours=hours)).strftime(DATE)
         return (client or self.demo).lease.create(
-            name, start, end, [{
+            name, start, end, [reservation or {
                 'resource_type': 'virtual:instance', 'amount': amount,
                 'vcpus': 1, 'memory_mb': 512, 'disk_gb': 1,
                 'affinity': affinity, 'resource_properties': ''}], [])

@@ -16,6 +16,8 @@ from placement_ext.tests.functional.reservation import test_cloud
 
 UPSTREAM = ('[manager]\n'
             'plugins = physical.host.plugin,virtual.instance.plugin\n')
+HOST_RESERVATION = {'resource_type': 'physical:host', 'min': 1, 'max': 1,
+                    'hypervisor_properties': '', 'resource_properties': ''}
 _borrowed = test_cloud.CloudReservationTestCase
 
 
@@ -82,6 +84,13 @@ class TestBlazarPlugin(base.BlazarTestCase):
             ':r', r=res['id']))
 
     def test_overlapping_leases_refused_where_upstream_overbooks(self):
+        # a host reservation (upstream's physical.host.plugin) takes one
+        # of the two hosts tomorrow: 4 instances no longer fit then
+        self.create_lease(cloud_fixture.unique_name('host'), None,
+                          days_ahead=1, reservation=HOST_RESERVATION)
+        exc = self.refused(cloud_fixture.unique_name('a'), 4, days_ahead=1)
+        self.assertIn('not enough capacity', str(exc))
+        self._delete_leases()
         # 4 one-vCPU slots on two 2-vCPU hosts: all of them
         self.create_lease(cloud_fixture.unique_name('a'), 4, days_ahead=1)
         exc = self.refused(cloud_fixture.unique_name('b'), 2, days_ahead=1)

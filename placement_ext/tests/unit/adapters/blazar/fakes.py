@@ -13,6 +13,7 @@ class FakeBlazarDB:
         self.events = {}                # id -> dict(lease_id, type, status)
         self._ids = itertools.count(1)
         self.fail_allocation = None
+        self.reservations = []          # dicts: id, lease_id, type, status
 
     def add_host(self, name):
         host = {'id': str(next(self._ids)), 'hypervisor_hostname': name}
@@ -35,6 +36,10 @@ class FakeBlazarDB:
 
     def instance_reservation_update(self, row_id, values):
         self.instance_reservations[row_id].update(values)
+
+    def reservation_get_all_by_values(self, **kwargs):
+        return [r for r in self.reservations
+                if all(r[k] == v for k, v in kwargs.items())]
 
     def reservation_get(self, reservation_id):
         row = next(r for r in self.instance_reservations.values()

@@ -49,8 +49,10 @@ class FakeLeases:
         self.calls = []
         self.refuse_update = None
 
-    def create(self, body, project_id, user_id, reservation_ids=None):
+    def create(self, body, project_id, user_id, reservation_ids=None,
+               busy_hosts=frozenset()):
         self.calls.append(('create', body, project_id, reservation_ids))
+        self.busy = busy_hosts
         req = body['reservations'][0]
         hosts = sorted(host_obj.list_hosts(self.db),
                        key=lambda h: h.hypervisor_hostname)
@@ -73,7 +75,7 @@ class FakeLeases:
     def start(self, lease):
         self.calls.append(('start', lease.id))
 
-    def update(self, lease, changes, moves=False):
+    def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
         self.calls.append(('update', changes, moves))
         if isinstance(self.refuse_update, Exception):
             raise self.refuse_update
@@ -136,6 +138,23 @@ class TestReserve(AdapterTestCase):
         self.assertRaises(RuntimeError, self.reserve)
         self.assertEqual([], lease_obj.list_leases(self.db))
         self.assertEqual('end', self.leases.calls[-1][0])
+
+    def test_hosts_of_overlapping_host_reservations_are_busy(self):
+        day = datetime.timedelta(days=1)
+        for lease_id, start, host, status in (
+                ('hl1', START, self.h1, 'pending'),
+                ('hl2', START + day, self.h2, 'pending'),
+                ('hl3', START, self.h2, 'deleted')):
+            self.blazar.leases[lease_id] = {
+                'id': lease_id, 'start_date': start, 'end_date': start + day}
+            self.blazar.reservations.append({
+                'id': f'r-{lease_id}', 'lease_id': lease_id,
+                'resource_type': 'physical:host', 'status': status})
+            self.blazar.host_allocation_create({
+                'compute_host_id': host['id'],
+                'reservation_id': f'r-{lease_id}'})
+        self.reserve()
+        self.assertEqual(frozenset({'cn1'}), self.leases.busy)
 
     def test_candidates_are_blazar_ids_of_reservable_hosts(self):
         self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
