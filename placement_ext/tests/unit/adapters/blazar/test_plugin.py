@@ -44,7 +44,7 @@ def fake_blazar(db):
         'blazar.context': types.SimpleNamespace(current=lambda: ctx),
         'blazar.exceptions': types.SimpleNamespace(
             BlazarException=_BlazarError, **errors),
-        'blazar.db': types.SimpleNamespace(api=db, utils=None),
+        'blazar.db': types.SimpleNamespace(api=db),
         'blazar.db.api': db,
         'blazar.db.utils': types.SimpleNamespace(),
         'blazar.manager': types.SimpleNamespace(),
@@ -55,6 +55,7 @@ def fake_blazar(db):
         'blazar.plugins.oshosts.host_plugin': types.SimpleNamespace(
             PhysicalHostMonitorPlugin=_Monitor),
     }
+    modules['blazar.db'].utils = modules['blazar.db.utils']
     modules['blazar.plugins'].base = modules['blazar.plugins.base']
     modules['blazar.plugins.oshosts'].host_plugin = modules[
         'blazar.plugins.oshosts.host_plugin']
