@@ -1,8 +1,8 @@
 """Our instance plugin inside the real blazar-manager, through
 python-blazarclient and blazar-api: reserved capacity is what Nova
 grants, overlapping leases that upstream's plugin accepts are refused,
-a lease deleted while active leaves nothing, and a manager killed in
-the middle of a lease start finishes it after its restart."""
+a lease deleted while active or ended leaves nothing, and a manager
+killed in the middle of a lease start finishes it after its restart."""
 
 import contextlib
 import os
@@ -145,3 +145,13 @@ class TestBlazarPlugin(base.BlazarTestCase):
             _gen, inventories = self.res.placement.inventories(provider.uuid)
             totals += inventories.get(rc, {}).get('total', 0)
         self.assertEqual(2, totals)
+        # its end, when its time comes: nothing is left
+        servers = self.boot_all(res['flavor_id'], 1)
+        self.assertEqual(['ACTIVE'], [s.status for s in servers],
+                         self.faults(servers))
+        self.blazar_sql(
+            "UPDATE events SET time = UTC_TIMESTAMP() - INTERVAL 1 MINUTE "
+            "WHERE lease_id = :l AND event_type = 'end_lease'",
+            l=lease['id'])
+        self.lease_status(lease['id'], 'TERMINATED')
+        self.assert_nothing_left(res, servers)
