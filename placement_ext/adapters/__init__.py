@@ -1,0 +1,1 @@
+"""Adapters that load placement_ext inside upstream services."""

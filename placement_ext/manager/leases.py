@@ -85,10 +85,16 @@ class Leases:
 
     # -- create ---------------------------------------------------------------
 
-    def create(self, body: dict, project_id: str,
-               user_id: str) -> lease_obj.Lease:
+    def create(self, body: dict, project_id: str, user_id: str,
+               reservation_ids: list[str] | None = None,
+               busy_hosts: frozenset[str] = frozenset()) -> lease_obj.Lease:
         """Reserve, then create the class and flavor of each reservation.
 
+        :param reservation_ids: the reservations' ids, one per reservation
+            of the body (a host service such as Blazar names them); new
+            UUIDs when None.
+        :param busy_hosts: hypervisor hostnames taken for the period by
+            something else (Blazar's host reservations).
         :raises InvalidInput: a bad body (the field is named).
         :raises Conflict: not enough capacity, or the name is taken.
         """
@@ -108,8 +114,10 @@ class Leases:
             raise exception.Conflict(
                 reason='no reservable host; enrol hosts with '
                        '"placement-ext host create"')
-        lease_id = self._reserve(values, requests, seen.hosts, seen.usages,
-                                 project_id, user_id)
+        candidates = [h for h in seen.hosts
+                      if h.hypervisor_hostname not in busy_hosts]
+        lease_id = self._reserve(values, requests, candidates, seen.usages,
+                                 project_id, user_id, reservation_ids)
         lease = lease_obj.get(self.database, lease_id)
         self._provision_or_undo(lease)
         LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
@@ -120,7 +128,8 @@ class Leases:
 
     def _reserve(self, values: dict, requests: list[_Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
-                 project_id: str, user_id: str) -> str:
+                 project_id: str, user_id: str,
+                 reservation_ids: list[str] | None) -> str:
         start, end = values['start_date'], values['end_date']
         with self.database.writer():
             # a host retired meanwhile is no longer offered
@@ -131,6 +140,8 @@ class Leases:
             for index, req in enumerate(requests):
                 res = self._pick(index, req, hosts, usages, held, start,
                                  end)
+                if reservation_ids:
+                    res = dataclasses.replace(res, id=reservation_ids[index])
                 new.append(res)
                 held += _holdings_of(res, start, end)
             return lease_obj.create(
@@ -140,15 +151,20 @@ class Leases:
 
     def _pick(self, index: int, req: _Request, hosts: list[host_obj.Host],
               usages: inputs.Usages, held: list[lease_obj.Holding],
-              start: datetime.datetime, end: datetime.datetime
+              start: datetime.datetime, end: datetime.datetime,
+              updated: lease_obj.Reservation | None = None
               ) -> lease_obj.NewReservation:
+        """Slots for ``req``; for an ``updated`` reservation its own slots
+        count as free and are kept first."""
         by_id = {h.id: h for h in hosts}
         capacities = capacity.host_capacities(
             self.views.decision_hosts(hosts, usages),
             inputs.reserved_slots(held, by_id, usages),
-            req.resources, start, end)
-        pickup = host_pickup.pick_hosts(capacity.slots_by_host(capacities),
-                                        req.amount, req.affinity)
+            req.resources, start, end,
+            exclude_reservation_id=updated.id if updated else None)
+        pickup = host_pickup.pick_hosts(
+            capacity.slots_by_host(capacities), req.amount, req.affinity,
+            current=updated.slots_by_host if updated else None)
         if not pickup.ok:
             raise exception.NoCapacity(
                 reason=f'not enough capacity for reservation {index} '
@@ -157,10 +173,87 @@ class Leases:
                        f'{pickup.reason}')
         ids = {h.hypervisor_hostname: h.id for h in hosts}
         vcpus, memory_mb, disk_gb = req.resources.as_tuple()
-        return lease_obj.NewReservation(
+        new = lease_obj.NewReservation(
             vcpus=vcpus, memory_mb=memory_mb, disk_gb=disk_gb,
             amount=req.amount, affinity=req.affinity,
             slots={ids[name]: n for name, n in pickup.allocations})
+        return dataclasses.replace(new, id=updated.id) if updated else new
+
+    # -- update ---------------------------------------------------------------
+
+    def update(self, lease: lease_obj.Lease, values: dict,
+               moves: bool = False,
+               busy_hosts: frozenset[str] = frozenset()) -> lease_obj.Lease:
+        """Change the period, amount or size of the lease's (only)
+        reservation: the slots are picked again with its own counted as
+        free and kept first (blazar ``update_reservation``).
+
+        A started reservation changes its amount and dates only, and keeps
+        every slot it has (its instances may use them) unless ``moves``
+        (healing: slots on hosts no longer reservable move elsewhere).
+
+        :param values: any of start_date, end_date (datetimes), amount,
+            vcpus, memory_mb, disk_gb, affinity (normalised).
+        :param busy_hosts: as for :meth:`create`.
+        :raises InvalidInput: a change a started reservation cannot take.
+        :raises NoCapacity: the new request does not fit; says why.
+        """
+        (res,) = lease.reservations
+        start = values.get('start_date', lease.start_date)
+        end = values.get('end_date', lease.end_date)
+        req = _Request(capacity.Resources(
+            values.get('vcpus', res.vcpus),
+            values.get('memory_mb', res.memory_mb),
+            values.get('disk_gb', res.disk_gb)),
+            values.get('amount', res.amount),
+            values.get('affinity', res.affinity))
+        started = res.status in lease_obj.STARTED_RESERVATIONS
+        resized = req.resources.as_tuple() != (res.vcpus, res.memory_mb,
+                                               res.disk_gb)
+        if started and (resized or req.affinity != res.affinity):
+            raise exception.InvalidInput(
+                field='reservation', reason='a started reservation changes '
+                'its amount and dates only')
+        seen = self.views.current(self.hosts.freepool_uuid())
+        with self.database.writer():
+            reservable = host_obj.lock_reservable(self.database)
+            hosts = [h for h in seen.hosts if h.id in reservable
+                     and h.hypervisor_hostname not in busy_hosts]
+            held = lease_obj.holdings(self.database, None, (start, end))
+            new = self._pick(0, req, hosts, seen.usages, held, start, end,
+                             updated=res)
+            changes = host_pickup.allocation_changes(
+                res.slots_by_host, tuple(sorted(
+                    (h.hypervisor_hostname, new.slots[h.id])
+                    for h in hosts if h.id in new.slots)))
+            if started and not moves and any(d < 0 for _h, d in changes):
+                raise exception.NoCapacity(
+                    reason=f'lease {lease.id} is started: its slots stay '
+                           f'where they are, and {dict(changes)} would '
+                           f'move some')
+            lease_obj.update(self.database, lease.id, start_date=start,
+                             end_date=end, reservation=new)
+        if resized:
+            self.nova.delete_flavor(res.flavor_id)   # flavors are immutable
+        updated = lease_obj.get(self.database, lease.id)
+        self.provision(updated, updated.reservations[0])
+        if started:
+            self._apply_inventory(updated.reservations[0], dict(changes))
+        return updated
+
+    def _apply_inventory(self, res: lease_obj.Reservation,
+                         changes: dict[str, int]) -> None:
+        """Inventories of a started reservation on the hosts it changed."""
+        slots = res.slots_by_host
+        hosts = {h.hypervisor_hostname: h for h in host_obj.get_many(
+            self.database, [host_id for host_id, _n, _s in res.allocations])}
+        for name in changes:
+            if name in slots:
+                self._put_inventory(hosts[name], res.resource_class,
+                                    slots[name])
+            else:
+                host = host_obj.find(self.database, name)
+                self._drop_inventory(host, res.resource_class, _no_progress)
 
     def _provision_or_undo(self, lease: lease_obj.Lease) -> None:
         try:

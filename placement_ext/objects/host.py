@@ -259,6 +259,16 @@ def retire(database: db_api.Database, host: Host) -> Host:
     return get(database, host.id)
 
 
+def set_reservable(database: db_api.Database, host: Host,
+                   reservable: bool) -> Host:
+    """Offer the host to new leases or not (a failed host: its slots are
+    healed elsewhere), whatever it holds."""
+    with database.writer() as session:
+        db_api.compare_and_swap(session, models.ComputeHost, host.id,
+                                host.generation, reservable=reservable)
+    return get(database, host.id)
+
+
 def _refuse_if_reserved(database: db_api.Database, host: Host) -> None:
     slots = slot_count(database, host.id)
     if slots:

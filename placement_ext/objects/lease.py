@@ -183,6 +183,41 @@ def _add_reservation(session: sa.orm.Session, lease_id: str,
         for _ in range(slots))
 
 
+def update(database: db_api.Database, lease_id: str, *,
+           start_date: datetime.datetime, end_date: datetime.datetime,
+           reservation: NewReservation) -> None:
+    """Move the lease's period and events, and replace one reservation's
+    request and slots (joins the caller's writer, which locked the
+    hosts)."""
+    alloc = models.ComputeHostAllocation
+    with database.writer() as session:
+        session.execute(
+            sa.update(models.Lease).where(models.Lease.id == lease_id)
+            .values(start_date=start_date, end_date=end_date,
+                    generation=models.Lease.generation + 1))
+        for event_type, time in ((models.EVENT_START_LEASE, start_date),
+                                 (models.EVENT_END_LEASE, end_date)):
+            session.execute(
+                sa.update(models.Event)
+                .where(models.Event.lease_id == lease_id,
+                       models.Event.event_type == event_type)
+                .values(time=time))
+        session.execute(
+            sa.update(models.InstanceReservation)
+            .where(models.InstanceReservation.reservation_id ==
+                   reservation.id)
+            .values(vcpus=reservation.vcpus,
+                    memory_mb=reservation.memory_mb,
+                    disk_gb=reservation.disk_gb, amount=reservation.amount,
+                    affinity=reservation.affinity))
+        session.execute(sa.delete(alloc).where(
+            alloc.reservation_id == reservation.id))
+        session.add_all(
+            alloc(reservation_id=reservation.id, compute_host_id=host_id)
+            for host_id, slots in sorted(reservation.slots.items())
+            for _ in range(slots))
+
+
 def get(database: db_api.Database, lease_id: str) -> Lease:
     with database.reader() as session:
         row = session.get(models.Lease, lease_id)

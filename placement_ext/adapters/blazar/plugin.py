@@ -1,0 +1,157 @@
+"""placement_ext's instance reservation plugin for blazar-manager.
+
+Entry point ``placement_ext.instance.plugin`` (namespace
+``blazar.resource.plugins``), ``resource_type = 'virtual:instance'``: put
+it in place of ``virtual.instance.plugin`` in blazar.conf's ``[manager]
+plugins``. Blazar keeps its leases, events, statuses and API; this class
+only translates its calls into our reservation workflows
+(:class:`placement_ext.manager.reservations.Reservations`): one Blazar
+reservation is one of our leases, named after it and holding one
+reservation of the same id. So the resource class
+(``CUSTOM_RESERVATION_<ID>``), the private flavor (id = reservation id)
+and the ``blazar_<host>`` inventories are upstream's names, made and
+removed by our code: slot-by-slot capacity, hosts locked while picking
+(no overbooking between leases), any affinity, idempotent start and end.
+
+Blazar's own tables are filled for its API and its other plugins:
+``instance_reservations`` (flavor_id; no aggregate or server group, which
+our Placement-based reservations do not need) and one
+``computehost_allocations`` row per slot, so ``physical:host`` leases
+see these hosts as taken. Our tables (Blazar's names, other columns)
+live in their own database, ``<blazar database>_placement_ext`` by
+default (``doc/source/blazar.rst``).
+
+This module imports blazar and runs only inside blazar-manager.
+"""
+
+import datetime
+import threading
+
+from blazar import context as blazar_context
+from blazar import exceptions as blazar_exc
+from blazar.db import api as blazar_db
+from blazar.db import utils as blazar_db_utils
+from blazar.manager import exceptions as manager_exc
+from blazar.plugins import base
+from blazar.plugins.oshosts import host_plugin
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from placement_ext import exception
+from placement_ext.adapters.blazar import translate
+from placement_ext.adapters.blazar import workflows as adapter_wf
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+QUERY_TYPE_ALLOCATION = 'allocation'
+_ALLOCATION_KEYS = ('id', 'lease_id', 'start_date', 'end_date')
+
+
+def _blazar_error(exc: exception.PlacementExtError) -> Exception:
+    """Our error as the Blazar exception its API renders (by class name)."""
+    if isinstance(exc, exception.NoCapacity):
+        return manager_exc.NotEnoughHostsAvailable(str(exc))
+    if isinstance(exc, exception.InvalidInput):
+        return blazar_exc.InvalidInput(str(exc))
+    if isinstance(exc, exception.NotFound):
+        return blazar_exc.NotFound(str(exc))
+    if isinstance(exc, exception.Conflict):
+        return manager_exc.CantUpdateParameter(str(exc))
+    return blazar_exc.BlazarException(str(exc))
+
+
+class InstancePlugin(base.BasePlugin):
+    """``virtual:instance`` reservations by placement_ext."""
+
+    resource_type = translate.schema.RESOURCE_TYPE
+    title = 'placement_ext instance reservations'
+    description = ('Instance reservations through Placement: no '
+                   'overbooking, any affinity, more instances than hosts.')
+    query_options = {QUERY_TYPE_ALLOCATION: ['lease_id', 'reservation_id']}
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._adapter: adapter_wf.BlazarReservations | None = None
+        # Blazar's host monitor heals through the instance plugin
+        self.monitor = host_plugin.PhysicalHostMonitorPlugin()
+        self.monitor.register_healing_handler(self.heal_reservations)
+
+    def get_plugin_opts(self) -> list:
+        return [cfg.StrOpt(
+            'placement_ext_config_file',
+            help='An optional placement_ext configuration file whose '
+                 'options override those derived from blazar.conf '
+                 '(database, credentials, free pool).')]
+
+    def setup(self, conf: object) -> None:
+        """Build the workflows and finish what a killed manager left."""
+        self._workflows().recover_interrupted_events()
+
+    def _workflows(self) -> 'adapter_wf.BlazarReservations':
+        with self._lock:
+            if self._adapter is None:
+                extra = CONF[self.resource_type].placement_ext_config_file
+                conf = translate.build_conf(CONF, [extra] if extra else [])
+                self._adapter = adapter_wf.BlazarReservations.from_conf(
+                    conf, blazar_db)
+            return self._adapter
+
+    def _call(self, method: str, *args: object) -> object:
+        try:
+            return getattr(self._workflows(), method)(*args)
+        except exception.PlacementExtError as exc:
+            LOG.warning('%(method)s refused: %(error)s',
+                        {'method': method, 'error': exc})
+            raise _blazar_error(exc) from exc
+
+    # -- BasePlugin ----------------------------------------------------------
+
+    def get(self, resource_id: object) -> dict | None:
+        return blazar_db.host_get(resource_id)
+
+    def allocation_candidates(self, values: dict) -> list:
+        return self._call('allocation_candidates', values)
+
+    def reserve_resource(self, reservation_id: str, values: dict) -> str:
+        ctx = blazar_context.current()
+        return self._call('reserve', reservation_id, values,
+                          ctx.project_id, ctx.user_id)
+
+    def update_reservation(self, reservation_id: str, values: dict) -> None:
+        self._call('update', reservation_id, values)
+
+    def on_start(self, resource_id: str) -> None:
+        self._call('start', resource_id)
+
+    def on_end(self, resource_id: str) -> None:
+        self._call('end', resource_id)
+
+    def heal_reservations(self, failed_resources: list,
+                          interval_begin: object,
+                          interval_end: object) -> dict:
+        return self._call('heal', failed_resources, interval_begin,
+                          interval_end)
+
+    def list_allocations(self, query: dict, detail: bool = False) -> list:
+        hosts = [h['id'] for h in blazar_db.host_list()]
+        options = self.get_query_options(query, QUERY_TYPE_ALLOCATION)
+        return [{'resource_id': host, 'reservations': allocs}
+                for host, allocs in self.query_allocations(
+                    hosts, **options).items()]
+
+    def query_allocations(self, resource_id_list: list,
+                          lease_id: str | None = None,
+                          reservation_id: str | None = None) -> dict:
+        """{host id: [{id, lease_id, start_date, end_date}]} of the
+        current and future reservations (Blazar's rows, one query)."""
+        allocations = {host: [] for host in resource_id_list}
+        for res in blazar_db_utils.get_reservation_allocations_by_host_ids(
+                resource_id_list, timeutils.utcnow(), datetime.date.max,
+                lease_id, reservation_id):
+            for host in res['host_ids']:
+                if host in allocations:
+                    allocations[host].append(
+                        {k: res[k] for k in _ALLOCATION_KEYS})
+        return allocations

@@ -1,0 +1,268 @@
+"""What the Blazar plugin does, over our workflows and Blazar's DB API.
+
+No blazar import: ``blazar_db`` is blazar's ``blazar.db.api`` module
+inside blazar-manager, and a small in-memory stand-in in unit tests.
+Every decision is our reservation code's
+(:class:`placement_ext.manager.reservations.Reservations`); this class
+maps ids between the two sides and keeps Blazar's rows in step.
+"""
+
+import datetime
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext.adapters.blazar import translate
+from placement_ext.db import api as db_api
+from placement_ext.db import migration
+from placement_ext.db import models
+from placement_ext.manager import reservations
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+
+LOG = logging.getLogger(__name__)
+
+_HOST_RESOURCE_TYPE = 'physical:host'
+# Blazar's lease and event statuses (``blazar.status``) we reset.
+_IN_PROGRESS = 'IN_PROGRESS'
+_UNDONE = 'UNDONE'
+# event type -> (lease status while it runs, lease status before it)
+_RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
+              'end_lease': ('TERMINATING', 'ACTIVE')}
+
+
+class BlazarReservations:
+    """Our reservation workflows seen from blazar-manager."""
+
+    def __init__(self, workflows: reservations.Reservations,
+                 blazar_db: object) -> None:
+        self.workflows = workflows
+        self.database = workflows.database
+        self.blazar_db = blazar_db
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts,
+                  blazar_db: object) -> 'BlazarReservations':
+        database = db_api.Database(conf)
+        migration.ensure_current(conf, database)
+        workflows = reservations.Reservations.from_conf(conf, database)
+        # the free pool exists before the first "reservation host
+        # create", marked for our Nova filter
+        workflows.hosts.freepool_uuid()
+        return cls(workflows, blazar_db)
+
+    # -- hosts ----------------------------------------------------------
+
+    def sync_hosts(self) -> dict[str, object]:
+        """Enrol the hosts Blazar has and we lack, drop the ones it lost.
+
+        :returns: Blazar's computehost id by hypervisor hostname.
+        """
+        theirs = {h['hypervisor_hostname']: h
+                  for h in self.blazar_db.host_list()}
+        ours = {h.hypervisor_hostname
+                for h in host_obj.list_hosts(self.database)}
+        for name in sorted(set(theirs) - ours):
+            # reuses the blazar_<host> provider Blazar made, joins the
+            # free pool (idempotent)
+            self.workflows.hosts.create(name)
+        for name in sorted(ours - set(theirs)):
+            try:
+                self.workflows.hosts.delete(name)
+            except exception.Conflict as exc:
+                LOG.warning('Host %(name)s left Blazar but stays ours: '
+                            '%(why)s', {'name': name, 'why': exc})
+        return {name: h['id'] for name, h in theirs.items()}
+
+    def allocation_candidates(self, values: dict) -> list:
+        """Blazar's ids of the hosts a new reservation may use (the
+        enforcement filters' input; the pick itself is made at reserve)."""
+        return [host_id for name, host_id in self.sync_hosts().items()
+                if name in self._reservable()]
+
+    def host_leases(self, start: datetime.datetime,
+                    end: datetime.datetime) -> frozenset[str]:
+        """Hosts that Blazar's ``physical:host`` reservations hold over
+        [start, end) (they leave the free pool only when they start)."""
+        names = {h['id']: h['hypervisor_hostname']
+                 for h in self.blazar_db.host_list()}
+        busy = set()
+        for res in self.blazar_db.reservation_get_all_by_values(
+                resource_type=_HOST_RESOURCE_TYPE):
+            lease = self.blazar_db.lease_get(res['lease_id'])
+            if res['status'] == 'deleted' or lease is None or \
+                    lease['start_date'] >= end or lease['end_date'] <= start:
+                continue
+            busy.update(names.get(alloc['compute_host_id'])
+                        for alloc in self.blazar_db.
+                        host_allocation_get_all_by_values(
+                            reservation_id=res['id']))
+        return frozenset(busy - {None})
+
+    def _reservable(self) -> set[str]:
+        return {h.hypervisor_hostname
+                for h in host_obj.list_hosts(self.database) if h.reservable}
+
+    # -- reservations ---------------------------------------------------------
+
+    def reserve(self, reservation_id: str, values: dict, project_id: str,
+                user_id: str) -> str:
+        """Our lease for the Blazar reservation, then Blazar's rows.
+
+        :returns: the ``instance_reservations`` id (Blazar's resource id).
+        """
+        blazar_ids = self.sync_hosts()
+        lease = self.workflows.leases.create(
+            translate.lease_body(reservation_id, values), project_id,
+            user_id or '', [reservation_id],
+            self.host_leases(values['start_date'], values['end_date']))
+        try:
+            return self._record(lease.reservations[0], values, blazar_ids)
+        except Exception:
+            self._forget(lease)
+            raise
+
+    def _record(self, res: lease_obj.Reservation, values: dict,
+                blazar_ids: dict[str, object]) -> str:
+        row = self.blazar_db.instance_reservation_create({
+            'reservation_id': res.id, 'vcpus': res.vcpus,
+            'memory_mb': res.memory_mb, 'disk_gb': res.disk_gb,
+            'amount': res.amount, 'affinity': res.affinity,
+            'resource_properties': values.get('resource_properties') or '',
+            'flavor_id': res.flavor_id})
+        self._write_allocations(res, blazar_ids)
+        return row['id']
+
+    def _write_allocations(self, res: lease_obj.Reservation,
+                           blazar_ids: dict[str, object]) -> None:
+        for old in self.blazar_db.host_allocation_get_all_by_values(
+                reservation_id=res.id):
+            self.blazar_db.host_allocation_destroy(old['id'])
+        for host_id in translate.slots_per_blazar_host(res.slots_by_host,
+                                                       blazar_ids):
+            self.blazar_db.host_allocation_create(
+                {'compute_host_id': host_id, 'reservation_id': res.id})
+
+    def start(self, resource_id: str) -> None:
+        lease = self._lease_of(resource_id)
+        self.workflows.leases.start(lease)
+        lease_obj.set_status(self.database, lease.id, models.LEASE_ACTIVE,
+                             models.RESERVATION_ACTIVE)
+
+    def end(self, resource_id: str) -> None:
+        """Servers, inventories, class, flavor, then our rows and Blazar's
+        slots; nothing to do for what is gone already."""
+        try:
+            lease = self._lease_of(resource_id)
+        except exception.NotFound:
+            LOG.info('Reservation %s: nothing of ours left to end',
+                     resource_id)
+            return
+        self.workflows.leases.end(lease)
+        self._forget(lease, ended=True)
+
+    def _forget(self, lease: lease_obj.Lease, ended: bool = False) -> None:
+        if not ended:
+            self.workflows.leases.end(lease)
+        lease_obj.delete(self.database, lease.id)
+        for res in lease.reservations:
+            for alloc in self.blazar_db.host_allocation_get_all_by_values(
+                    reservation_id=res.id):
+                self.blazar_db.host_allocation_destroy(alloc['id'])
+
+    def _lease_of(self, resource_id: str) -> lease_obj.Lease:
+        row = self.blazar_db.instance_reservation_get(resource_id)
+        if row is None:
+            raise exception.NotFound(kind='instance reservation',
+                                     id=resource_id)
+        return lease_obj.find(self.database, row['reservation_id'])
+
+    def update(self, reservation_id: str, values: dict) -> None:
+        """New dates, amount or size: our slots are picked again, then
+        Blazar's rows follow."""
+        lease = lease_obj.find(self.database, reservation_id)
+        changes = translate.update_values(values)
+        res = lease.reservations[0]
+        if all(getattr(res, k, getattr(lease, k, None)) == v
+               for k, v in changes.items()):
+            return
+        updated = self.workflows.leases.update(
+            lease, changes, busy_hosts=self.host_leases(
+                changes.get('start_date', lease.start_date),
+                changes.get('end_date', lease.end_date)))
+        self._mirror(updated.reservations[0])
+
+    def _mirror(self, res: lease_obj.Reservation) -> None:
+        row = self.blazar_db.reservation_get(res.id)
+        self.blazar_db.instance_reservation_update(row['resource_id'], {
+            'vcpus': res.vcpus, 'memory_mb': res.memory_mb,
+            'disk_gb': res.disk_gb, 'amount': res.amount,
+            'affinity': res.affinity})
+        self._write_allocations(res, self.sync_hosts())
+
+    def heal(self, failed_hosts: list, begin: datetime.datetime,
+             end: datetime.datetime) -> dict:
+        """Move the slots of the reservations on failed hosts (Blazar's
+        host monitor calls this).
+
+        :returns: Blazar's flags by reservation id: ``resources_changed``
+            for a started one that moved, ``missing_resources`` for one
+            that cannot be honoured any more (the log says why).
+        """
+        failed = {h['hypervisor_hostname'] for h in failed_hosts}
+        for host in host_obj.list_hosts(self.database):
+            if host.hypervisor_hostname in failed and host.reservable:
+                host_obj.set_reservable(self.database, host, False)
+        flags = {}
+        for lease in lease_obj.list_leases(self.database):
+            res = lease.reservations[0]
+            if not failed & set(res.slots_by_host) or \
+                    lease.end_date <= begin or lease.start_date >= end:
+                continue
+            try:
+                self._mirror(self.workflows.leases.update(
+                    lease, {}, moves=True).reservations[0])
+            except exception.NoCapacity as exc:
+                LOG.warning('Reservation %(id)s cannot be honoured any '
+                            'more: %(why)s', {'id': res.id, 'why': exc})
+                flags[res.id] = {'missing_resources': True}
+                continue
+            if res.status == models.RESERVATION_ACTIVE:
+                flags[res.id] = {'resources_changed': True}
+        return flags
+
+    # -- start-up ----------------------------------------------------------
+
+    def recover_interrupted_events(self) -> list[str]:
+        """Put back the start or end events a killed manager left running.
+
+        Blazar runs an event only while it is UNDONE and its lease is in a
+        stable status; a manager killed in ``on_start`` leaves the event
+        IN_PROGRESS and the lease STARTING for ever. Our start and end are
+        idempotent, so the next run finishes the job. Only leases whose
+        reservations are all ours (other plugins may not be idempotent).
+
+        :returns: the leases put back.
+        """
+        resumed = []
+        for event in self.blazar_db.event_get_all_sorted_by_filters(
+                'time', 'asc', {'status': _IN_PROGRESS}):
+            statuses = _RESUMABLE.get(event['event_type'])
+            lease = self.blazar_db.lease_get(event['lease_id'])
+            if statuses is None or lease is None or \
+                    lease['status'] != statuses[0] or not self._all_ours(
+                        lease):
+                continue
+            self.blazar_db.lease_update(lease['id'], {'status': statuses[1]})
+            self.blazar_db.event_update(event['id'], {'status': _UNDONE})
+            LOG.warning('Lease %(lease)s: its %(type)s was interrupted; '
+                        'it runs again', {'lease': lease['id'],
+                                          'type': event['event_type']})
+            resumed.append(lease['id'])
+        return resumed
+
+    @staticmethod
+    def _all_ours(lease: dict) -> bool:
+        return all(r['resource_type'] == translate.schema.RESOURCE_TYPE
+                   for r in lease.get('reservations') or ())

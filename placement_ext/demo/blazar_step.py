@@ -1,0 +1,175 @@
+"""Demo step: a lease made with ``openstack reservation lease create``,
+served by our plugin inside the real blazar-manager, and the reserved
+servers in the placement picture.
+
+Brings up the minicloud addon ``blazar`` (blazar-api and blazar-manager
+with ``placement_ext.instance.plugin``), enrols the hosts of one zone
+with ``openstack reservation host create``, reserves more instances than
+hosts with affinity None, boots them with the lease's private flavor and
+draws them (orange: reserved). :func:`clean_up` deletes the lease (its
+servers go with it); the hosts stay enrolled.
+"""
+
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+import openstack
+
+from placement_ext.demo import picture
+from placement_ext.demo import snapshot
+
+LEASE = 'demo-blazar-lease'
+IMAGE = 'cirros'
+MINICLOUD = pathlib.Path(__file__).resolve().parents[2] / 'tools' / \
+    'minicloud' / 'minicloud'
+V = '1.39'
+
+
+def say(text: str) -> None:
+    print(f'\n=== {text}', flush=True)
+
+
+def _minicloud(*args: str) -> str:
+    return subprocess.run([str(MINICLOUD), *args], check=True, text=True,
+                          capture_output=True, timeout=900).stdout
+
+
+def _openstack(addon: dict, clouds_yaml: str, cloud: str,
+               *args: str, output: bool = True) -> object:
+    """``openstack ARGS [-f json]`` from the addon's venv
+    (python-blazarclient provides ``openstack reservation``)."""
+    env = {**os.environ, 'OS_CLIENT_CONFIG_FILE': clouds_yaml,
+           'OS_CLOUD': cloud}
+    done = subprocess.run(
+        [str(pathlib.Path(addon['venv'], 'bin', 'openstack')), *args,
+         *(['-f', 'json'] if output else [])], text=True,
+        capture_output=True, env=env, timeout=300)
+    if done.returncode:
+        raise RuntimeError(f'openstack {" ".join(args)}: {done.stderr}')
+    if not output:
+        return None
+    # "Created a new lease:" precedes the JSON document
+    out = done.stdout
+    return json.loads(out[min(i for i in (out.find('{'), out.find('['),
+                                          len(out)) if i >= 0):])
+
+
+def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
+        amount: int = 4) -> dict:
+    """The whole step; returns what :func:`clean_up` needs."""
+    say('Blazar with our plugin: a lease through "openstack reservation"')
+    _minicloud('addon', 'up', 'blazar')
+    addon = json.loads(_minicloud('addon', 'status', 'blazar'))
+    clouds = status['clouds_yaml']
+    hosts = [h['host'] for h in status['zones'][zone]]
+    admin = openstack.connection.Connection(
+        config=openstack.config.OpenStackConfig(
+            config_files=[clouds]).get_one('admin'))
+    enrolled = {h['hypervisor_hostname'] for h in _openstack(
+        addon, clouds, 'admin', 'reservation', 'host', 'list', '-c',
+        'hypervisor_hostname')}
+    for host in hosts:
+        if host not in enrolled:
+            _drop_leftover(admin, host)
+            _openstack(addon, clouds, 'admin', 'reservation', 'host',
+                       'create', host, output=False)
+            print(f'  openstack reservation host create {host}')
+    providers = {host: _provider(admin, host) for host in hosts}
+    end = (datetime.datetime.utcnow() + datetime.timedelta(hours=1)
+           ).strftime('%Y-%m-%d %H:%M')
+    argv = ['reservation', 'lease', 'create', '--start-date', 'now',
+            '--end-date', end, '--reservation',
+            f'resource_type=virtual:instance,amount={amount},vcpus=1,'
+            f'memory_mb=512,disk_gb=1,affinity=None', LEASE]
+    print('  openstack ' + ' '.join(argv))
+    lease = _openstack(addon, clouds, 'demo', *argv)
+    lease = _wait_active(addon, clouds, lease['id'])
+    res = lease['reservations']
+    res = json.loads(res) if isinstance(res, str) else res
+    res = res[0] if isinstance(res, list) else res
+    print(f"  lease {lease['id']} {lease['status']}: {res['amount']} x "
+          f"flavor {res['flavor_id']}, affinity {res['affinity']}")
+    servers = _boot(clouds, res['flavor_id'], amount)
+    for provider in providers.values():
+        inventory = admin.placement.get(
+            f'/resource_providers/{provider["uuid"]}/inventories',
+            microversion=V).json()['inventories']
+        print(f"  {provider['name']}: " + ', '.join(
+            f"{rc} total {inv['total']}" for rc, inv in inventory.items()))
+    _draw(admin, servers, picture_path)
+    return {'addon': addon, 'providers': providers, 'lease': lease['id']}
+
+
+def _drop_leftover(conn: openstack.connection.Connection, host: str) -> None:
+    """Blazar's host create refuses an existing ``blazar_<host>`` (our
+    own host delete keeps it, empty): remove it first."""
+    found = conn.placement.get(f'/resource_providers?name=blazar_{host}',
+                               microversion=V).json()['resource_providers']
+    for provider in found:
+        conn.placement.delete(f'/resource_providers/{provider["uuid"]}',
+                              microversion=V)
+        print(f'  removed the empty provider blazar_{host} left by an '
+              f'earlier run')
+
+
+def _provider(conn: openstack.connection.Connection, host: str) -> dict:
+    found = conn.placement.get(f'/resource_providers?name=blazar_{host}',
+                               microversion=V).json()['resource_providers']
+    provider = found[0]
+    return {'name': provider['name'], 'uuid': provider['uuid'],
+            'parent_provider_uuid': provider['parent_provider_uuid']}
+
+
+def _wait_active(addon: dict, clouds: str, lease_id: str,
+                 timeout: float = 180) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        lease = _openstack(addon, clouds, 'demo', 'reservation', 'lease',
+                           'show', lease_id)
+        if lease['status'] == 'ACTIVE' or time.monotonic() > deadline:
+            return lease
+        time.sleep(2)
+
+
+def _boot(clouds: str, flavor_id: str, count: int) -> list:
+    demo = openstack.connection.Connection(
+        config=openstack.config.OpenStackConfig(
+            config_files=[clouds]).get_one('demo'))
+    image = demo.image.find_image(IMAGE, ignore_missing=False)
+    servers = [demo.compute.create_server(
+        name=f'reserved-{n}', image_id=image.id, flavor_id=flavor_id,
+        networks='none') for n in range(count)]
+    servers = [demo.compute.wait_for_server(s, status='ACTIVE', wait=300)
+               for s in servers]
+    print(f'  {count} reserved servers ACTIVE')
+    return servers
+
+
+def _draw(admin: openstack.connection.Connection, servers: list,
+          path: pathlib.Path) -> None:
+    labels = {s.id: s.name for s in servers}
+    zones = [dataclasses.replace(zone, hosts=tuple(
+        dataclasses.replace(host, items=tuple(
+            dataclasses.replace(item, kind='reserved')
+            if item.label.startswith('reserved-') else item
+            for item in host.items)) for host in zone.hosts))
+        for zone in snapshot.zones(admin, labels)]
+    path.write_text(picture.render(
+        'placement_ext in blazar-manager: reserved servers', zones))
+    print(f'  wrote {path} (open it in a browser)')
+
+
+def clean_up(status: dict, state: dict) -> None:
+    """Delete the lease (its servers go with it). The hosts stay enrolled
+    in Blazar: its host delete removes their ``blazar_<host>`` providers,
+    which nova-compute cached (``doc/source/blazar.rst``)."""
+    _openstack(state['addon'], status['clouds_yaml'], 'admin',
+               'reservation', 'lease', 'delete', state['lease'],
+               output=False)
+    print(f"  lease {state['lease']} deleted; its servers, flavor, class "
+          f"and inventories go with it")

@@ -1,0 +1,260 @@
+"""The Blazar adapter's workflows: ids and rows kept in step between
+Blazar's tables (a fake ``blazar.db.api``) and ours (SQLite), with our
+reservation workflows recorded."""
+
+import datetime
+import types
+
+import testtools
+
+from placement_ext import exception
+from placement_ext.adapters.blazar import workflows
+from placement_ext.db import models
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.adapters.blazar import fakes
+from placement_ext.tests.unit.objects import test_host
+
+RES = '4d17d41a-830d-47b2-91c7-4f9fc0ae611e'
+START = datetime.datetime(2030, 1, 1, 10, 0)
+VALUES = {'resource_type': 'virtual:instance', 'amount': '3', 'vcpus': 1,
+          'memory_mb': 512, 'disk_gb': 1, 'affinity': 'None',
+          'resource_properties': '', 'lease_id': 'blazar-lease',
+          'start_date': START, 'end_date': START + datetime.timedelta(hours=2)}
+
+
+class FakeHosts:
+    def __init__(self, db):
+        self.db = db
+        self.deleted = []
+        self.refuse_delete = None
+
+    def create(self, name):
+        return test_host.make_host(self.db, name)
+
+    def delete(self, name):
+        if self.refuse_delete is not None:
+            raise self.refuse_delete
+        self.deleted.append(name)
+        host_obj.delete(self.db, host_obj.find(self.db, name))
+
+
+class FakeLeases:
+    """Our lease workflow: create writes a lease (slots round-robin over
+    our hosts), start and end record."""
+
+    def __init__(self, db):
+        self.db = db
+        self.calls = []
+        self.refuse_update = None
+
+    def create(self, body, project_id, user_id, reservation_ids=None,
+               busy_hosts=frozenset()):
+        self.calls.append(('create', body, project_id, reservation_ids))
+        self.busy = busy_hosts
+        req = body['reservations'][0]
+        hosts = sorted(host_obj.list_hosts(self.db),
+                       key=lambda h: h.hypervisor_hostname)
+        slots = {}
+        for index in range(req['amount']):
+            host = hosts[index % len(hosts)].id
+            slots[host] = slots.get(host, 0) + 1
+        new = lease_obj.NewReservation(
+            vcpus=req['vcpus'], memory_mb=req['memory_mb'],
+            disk_gb=req['disk_gb'], amount=req['amount'], affinity=None,
+            slots=slots, id=reservation_ids[0])
+        with self.db.writer():
+            lease_id = lease_obj.create(
+                self.db, name=body['name'], user_id=user_id,
+                project_id=project_id, start_date=START,
+                end_date=START + datetime.timedelta(hours=2),
+                reservations=[new])
+        return lease_obj.get(self.db, lease_id)
+
+    def start(self, lease):
+        self.calls.append(('start', lease.id))
+
+    def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
+        self.calls.append(('update', changes, moves))
+        if isinstance(self.refuse_update, Exception):
+            raise self.refuse_update
+        res = lease.reservations[0]
+        amount = changes.get('amount', res.amount)
+        new = lease_obj.NewReservation(
+            vcpus=res.vcpus, memory_mb=res.memory_mb, disk_gb=res.disk_gb,
+            amount=amount, affinity=res.affinity, id=res.id,
+            slots={host_obj.find(self.db, 'cn2').id: amount})
+        with self.db.writer():
+            lease_obj.update(self.db, lease.id, start_date=START,
+                             end_date=lease.end_date, reservation=new)
+        return lease_obj.get(self.db, lease.id)
+
+    def end(self, lease):
+        self.calls.append(('end', lease.id))
+
+
+class AdapterTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = db_fixture.use_database(self).db
+        self.blazar = fakes.FakeBlazarDB()
+        self.h1 = self.blazar.add_host('cn1')
+        self.h2 = self.blazar.add_host('cn2')
+        self.leases = FakeLeases(self.db)
+        self.hosts = FakeHosts(self.db)
+        self.adapter = workflows.BlazarReservations(
+            types.SimpleNamespace(database=self.db, hosts=self.hosts,
+                                  leases=self.leases), self.blazar)
+
+    def reserve(self):
+        return self.adapter.reserve(RES, dict(VALUES), 'p1', 'u1')
+
+
+class TestReserve(AdapterTestCase):
+
+    def test_enrols_hosts_and_fills_both_sides(self):
+        resource_id = self.reserve()
+        self.assertEqual(['cn1', 'cn2'], sorted(
+            h.hypervisor_hostname for h in host_obj.list_hosts(self.db)))
+        (_what, body, project, ids), = self.leases.calls
+        self.assertEqual(('p1', [RES]), (project, ids))
+        self.assertEqual(RES, body['name'])
+        self.assertEqual('2030-01-01T10:00:00', body['start_date'])
+        self.assertEqual(3, body['reservations'][0]['amount'])
+        row = self.blazar.instance_reservation_get(resource_id)
+        self.assertEqual((RES, RES, 3, None),
+                         (row['reservation_id'], row['flavor_id'],
+                          row['amount'], row['affinity']))
+        # one Blazar allocation per slot, on Blazar's host ids
+        self.assertEqual(sorted([self.h1['id'], self.h1['id'],
+                                 self.h2['id']]),
+                         sorted(a['compute_host_id'] for a in
+                                self.blazar.allocations.values()))
+
+    def test_blazar_rows_failing_undoes_our_lease(self):
+        self.blazar.fail_allocation = RuntimeError('db down')
+        self.assertRaises(RuntimeError, self.reserve)
+        self.assertEqual([], lease_obj.list_leases(self.db))
+        self.assertEqual('end', self.leases.calls[-1][0])
+
+    def test_hosts_of_overlapping_host_reservations_are_busy(self):
+        day = datetime.timedelta(days=1)
+        for lease_id, start, host, status in (
+                ('hl1', START, self.h1, 'pending'),
+                ('hl2', START + day, self.h2, 'pending'),
+                ('hl3', START, self.h2, 'deleted')):
+            self.blazar.leases[lease_id] = {
+                'id': lease_id, 'start_date': start, 'end_date': start + day}
+            self.blazar.reservations.append({
+                'id': f'r-{lease_id}', 'lease_id': lease_id,
+                'resource_type': 'physical:host', 'status': status})
+            self.blazar.host_allocation_create({
+                'compute_host_id': host['id'],
+                'reservation_id': f'r-{lease_id}'})
+        self.reserve()
+        self.assertEqual(frozenset({'cn1'}), self.leases.busy)
+
+    def test_candidates_are_blazar_ids_of_reservable_hosts(self):
+        self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
+                         sorted(self.adapter.allocation_candidates({})))
+
+    def test_host_gone_from_blazar_leaves_ours(self):
+        self.adapter.sync_hosts()
+        self.blazar.hosts.remove(self.h2)
+        self.adapter.sync_hosts()
+        self.assertEqual(['cn2'], self.hosts.deleted)
+
+    def test_host_with_slots_stays_ours(self):
+        self.adapter.sync_hosts()
+        self.blazar.hosts.remove(self.h2)
+        self.hosts.refuse_delete = exception.Conflict(reason='slots')
+        self.adapter.sync_hosts()
+        self.assertIn('cn2', [h.hypervisor_hostname
+                              for h in host_obj.list_hosts(self.db)])
+
+
+class TestStartEnd(AdapterTestCase):
+
+    def test_start_then_end_then_end_again(self):
+        resource_id = self.reserve()
+        self.adapter.start(resource_id)
+        lease = lease_obj.find(self.db, RES)
+        self.assertEqual(models.LEASE_ACTIVE, lease.status)
+        self.adapter.end(resource_id)
+        self.assertEqual(['create', 'start', 'end'],
+                         [c[0] for c in self.leases.calls])
+        self.assertEqual([], lease_obj.list_leases(self.db))
+        self.assertEqual({}, self.blazar.allocations)
+        self.adapter.end(resource_id)       # idempotent: nothing left
+        self.assertEqual(3, len(self.leases.calls))
+
+    def test_unknown_resource(self):
+        self.assertRaises(exception.NotFound, self.adapter.start, 'ir-x')
+
+
+class TestRecovery(AdapterTestCase):
+
+    def lease(self, lease_id, status, event_type, types=('virtual:instance',)):
+        self.blazar.leases[lease_id] = {
+            'id': lease_id, 'status': status,
+            'reservations': [{'resource_type': t} for t in types]}
+        self.blazar.events[f'e-{lease_id}'] = {
+            'id': f'e-{lease_id}', 'lease_id': lease_id,
+            'event_type': event_type, 'status': 'IN_PROGRESS'}
+
+    def test_interrupted_start_and_end_run_again(self):
+        self.lease('a', 'STARTING', 'start_lease')
+        self.lease('b', 'TERMINATING', 'end_lease')
+        self.lease('mixed', 'STARTING', 'start_lease',
+                   ('virtual:instance', 'physical:host'))
+        self.lease('odd', 'ACTIVE', 'start_lease')
+        self.assertEqual(['a', 'b'],
+                         self.adapter.recover_interrupted_events())
+        self.assertEqual(('PENDING', 'UNDONE'),
+                         (self.blazar.leases['a']['status'],
+                          self.blazar.events['e-a']['status']))
+        self.assertEqual('ACTIVE', self.blazar.leases['b']['status'])
+        self.assertEqual('IN_PROGRESS',
+                         self.blazar.events['e-mixed']['status'])
+        self.assertEqual('IN_PROGRESS', self.blazar.events['e-odd']['status'])
+
+
+class TestUpdateAndHeal(AdapterTestCase):
+
+    def test_update_mirrors_into_blazar(self):
+        resource_id = self.reserve()
+        self.adapter.update(RES, {'amount': '4', 'start_date': START})
+        self.assertEqual(('update', {'amount': 4, 'start_date': START},
+                          False), self.leases.calls[-1])
+        self.assertEqual(4, self.blazar.instance_reservations[
+            resource_id]['amount'])
+        self.assertEqual([self.h2['id']] * 4, [
+            a['compute_host_id'] for a in self.blazar.allocations.values()])
+
+    def test_nothing_changed_is_no_update(self):
+        self.reserve()
+        self.adapter.update(RES, {'amount': 3, 'start_date': START})
+        self.assertEqual('create', self.leases.calls[-1][0])
+
+    def test_bad_affinity(self):
+        self.reserve()
+        self.assertRaises(exception.InvalidInput, self.adapter.update, RES,
+                          {'affinity': 'maybe'})
+
+    def test_heal_moves_or_says_missing(self):
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        failed = [{'hypervisor_hostname': 'cn1'}]
+        end = START + datetime.timedelta(days=1)
+        self.assertEqual({RES: {'resources_changed': True}},
+                         self.adapter.heal(failed, START, end))
+        self.assertEqual(('update', {}, True), self.leases.calls[-1])
+        self.assertFalse(host_obj.find(self.db, 'cn1').reservable)
+        self.leases.refuse_update = exception.NoCapacity(reason='full')
+        self.assertEqual({RES: {'missing_resources': True}},
+                         self.adapter.heal([{'hypervisor_hostname': 'cn2'}],
+                                           START, end))
+        self.assertEqual({}, self.adapter.heal(
+            failed, end, end + datetime.timedelta(days=1)))
