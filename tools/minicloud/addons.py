@@ -38,6 +38,7 @@ from minicloud import settings as mc_settings
 
 ENABLED_FILE = 'addons.json'
 START_TIMEOUT = 240
+STAY_ALIVE_SECONDS = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -267,6 +268,16 @@ def _start_all(ctx: Context, addon: Addon) -> None:
     if addon.ready is not None:
         health.wait_until(f'{addon.name} ready', lambda: addon.ready(ctx),
                           START_TIMEOUT, interval=1)
+    _check_still_alive(ctx, addon)
+
+
+def _check_still_alive(ctx: Context, addon: Addon) -> None:
+    """A process without a probe URL that dies at once fails the start."""
+    time.sleep(STAY_ALIVE_SECONDS)
+    for svc in addon.services(ctx):
+        proc = procs.Proc(ctx.settings.path(), svc.name)
+        if not proc.alive():
+            raise lifecycle.BringUpError(f'{svc.name} exited: see {proc.log}')
 
 
 def install(s: mc_settings.Settings, name: str) -> int:
