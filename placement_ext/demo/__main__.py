@@ -19,6 +19,7 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
+from placement_ext.demo import blazar_step
 from placement_ext.demo import cloud_config
 from placement_ext.demo import k8s_step
 from placement_ext.demo import services
@@ -77,12 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     conf = pe_conf.new_conf(['--config-file', str(config_file)])
     services.start(BASE, config_file)
     transport = rpc.get_transport(conf)
+    blazar_state: dict = {}
     try:
-        run_showcase(conf, transport, status)
+        blazar_state = run_showcase(conf, transport, status)
     finally:
         transport.cleanup()
         if not args.keep:
-            clean_up(status, started_cloud)
+            clean_up(status, started_cloud, blazar_state)
     if args.keep:
         print(f'\nLeft running. Explore with:\n'
               f'  .venv/bin/placement-ext --config-file {config_file} '
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_showcase(conf: object, transport: object, status: dict) -> None:
+def run_showcase(conf: object, transport: object, status: dict) -> dict:
     context = pe_context.get_admin_context(conf)
     conductor = conductor_rpcapi.ConductorAPI(conf, transport)
     manager = manager_rpcapi.ManagerAPI(conf, transport)
@@ -109,9 +111,13 @@ def run_showcase(conf: object, transport: object, status: dict) -> None:
     showcase.say('Clearing the VNF and the other tenant\'s load')
     showcase.reset(conn)
     k8s_step.run(conn, status['clouds_yaml'], BASE / 'k8s.svg')
+    k8s_step.reset(conn)
+    # last: Blazar enrols only empty hosts, and the enrolled zone's hosts
+    # then take reserved instances only
+    return blazar_step.run(status, BASE / 'blazar.svg', zone='AZ-3')
 
 
-def clean_up(status: dict, started_cloud: bool) -> None:
+def clean_up(status: dict, started_cloud: bool, blazar_state: dict) -> None:
     showcase.say('Cleaning up')
     services.stop(BASE)
     if started_cloud:
@@ -119,6 +125,8 @@ def clean_up(status: dict, started_cloud: bool) -> None:
         print('  our services stopped, embedded cloud taken down')
     else:
         conn = showcase.connect(status['clouds_yaml'])
+        if blazar_state:
+            blazar_step.clean_up(status, blazar_state)
         k8s_step.reset(conn)
         showcase.reset(conn)
         print('  our services stopped, demo stacks and servers deleted')

@@ -21,6 +21,7 @@ import time
 import openstack
 
 from placement_ext.demo import picture
+from placement_ext.demo import showcase
 from placement_ext.demo import snapshot
 
 LEASE = 'demo-blazar-lease'
@@ -28,10 +29,6 @@ IMAGE = 'cirros'
 MINICLOUD = pathlib.Path(__file__).resolve().parents[2] / 'tools' / \
     'minicloud' / 'minicloud'
 V = '1.39'
-
-
-def say(text: str) -> None:
-    print(f'\n=== {text}', flush=True)
 
 
 def _minicloud(*args: str) -> str:
@@ -62,7 +59,8 @@ def _openstack(addon: dict, clouds_yaml: str, cloud: str,
 def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
         amount: int = 4) -> dict:
     """The whole step; returns what :func:`clean_up` needs."""
-    say('Blazar with our plugin: a lease through "openstack reservation"')
+    showcase.say('Blazar with our plugin: a lease through '
+                 '"openstack reservation"')
     _minicloud('addon', 'up', 'blazar')
     addon = json.loads(_minicloud('addon', 'status', 'blazar'))
     clouds = status['clouds_yaml']
