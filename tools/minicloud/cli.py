@@ -66,10 +66,17 @@ def _env(args: argparse.Namespace) -> int:
     return 0
 
 
-def _restart(args: argparse.Namespace) -> int:
+def _running() -> mc_settings.Settings | None:
+    """The running cloud's settings; None (and says so) when not up."""
     running = mc_settings.load(mc_settings.default_base())
     if running is None:
         print('minicloud: not up', file=sys.stderr)
+    return running
+
+
+def _restart(args: argparse.Namespace) -> int:
+    running = _running()
+    if running is None:
         return 1
     if args.cmd == 'heat-retries':
         return restart.heat_retries(running, args.limit)
@@ -86,9 +93,8 @@ def _prepare() -> int:
 
 
 def _addon(args: argparse.Namespace) -> int:
-    running = mc_settings.load(mc_settings.default_base())
+    running = _running()
     if running is None:
-        print('minicloud: not up', file=sys.stderr)
         return 1
     if args.action == 'up':
         return addons.up(running, args.name)
