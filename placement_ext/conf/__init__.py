@@ -14,10 +14,11 @@ from placement_ext.conf import paths
 from placement_ext.conf import reservation
 from placement_ext.conf import service_clients
 from placement_ext.conf import services
+from placement_ext.conf import tacker
 from placement_ext.conf import v2_vnfm
 
 _MODULES = (paths, v2_vnfm, services, service_clients, kubernetes, homing,
-            reservation)
+            reservation, tacker)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

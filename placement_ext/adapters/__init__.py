@@ -1,0 +1,1 @@
+"""Thin adapters that load our code inside upstream services."""

@@ -1,0 +1,120 @@
+"""Addon ``tacker``: a real Tacker 16 (tacker-server, tacker-conductor)
+on the embedded cloud, its conductor started through OUR console script
+``placement-ext-tacker-conductor`` (Tacker with our zone reselection).
+
+Tacker uses the cloud's MariaDB (database ``tacker``), RabbitMQ and
+Keystone (service user ``tacker``, catalog type ``nfv-orchestration``).
+Our operation records go to database ``placement_ext_tacker``
+(``[placement_ext] database_connection``). The VIM is given in each
+instantiate request (``vimConnectionInfo``: the cloud's admin), so no VIM
+registration step is needed. Tacker's local NFVO grants every VNFC
+``AZ-1`` (``[v2_nfvo] test_grant_zone_list``), the zone the tests fill.
+
+``<etc>/tacker.conf`` is what the services read; tests and the benchmark
+switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
+(the last config file) and restarting ``tacker-conductor``.
+"""
+
+import pathlib
+
+from minicloud import addons
+from minicloud import services
+
+TACKER_PIN = 'tacker==16.0.0'
+CONDUCTOR = 'tacker-conductor'
+MODE_FILE = 'tacker-mode.conf'
+
+
+def _conf(ctx: addons.Context) -> dict:
+    s = ctx.settings
+    state = s.path('state', 'tacker')
+    return {
+        'DEFAULT': {
+            'bind_host': '127.0.0.1', 'bind_port': ctx.ports['tacker'],
+            'transport_url': ctx.transport_url(),
+            'auth_strategy': 'keystone',
+            'api_paste_config': ctx.venv / 'etc' / 'tacker' /
+            'api-paste.ini',
+            'state_path': state, 'debug': 'true',
+            'use_stderr': 'true',
+        },
+        'database': {'connection': ctx.db_url('tacker')},
+        'keystone_authtoken': ctx.authtoken('tacker'),
+        'oslo_concurrency': {'lock_path': state / 'lock'},
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'coordination': {'backend_url': f'file://{state / "coordination"}'},
+        'vnf_package': {'vnf_package_csar_path': state / 'vnfpackages'},
+        'glance_store': {'default_backend': 'file', 'stores': 'file',
+                         'default_store': 'file',
+                         'filesystem_store_datadir': state / 'csar_files'},
+        'v2_vnfm': {
+            'placement_fallback_best_effort': 'true',
+            # the embedded Heat fails a server in seconds; 3 minutes is
+            # ample under load and ends a stuck try well before a test
+            'openstack_vim_stack_create_timeout': 3,
+        },
+        'v2_nfvo': {'test_grant_zone_list': 'AZ-1',
+                    'vnf_package_cache_dir': state / 'vnf_package_cache'},
+        'placement_ext': {
+            'database_connection': ctx.db_url('placement_ext_tacker')},
+    }
+
+
+def write_configs(ctx: addons.Context) -> None:
+    ctx.write_ini(ctx.etc / 'tacker.conf', _conf(ctx))
+    mode = ctx.etc / MODE_FILE
+    if not mode.exists():
+        ctx.write_ini(mode, {'DEFAULT': {}})
+    state = ctx.settings.path('state', 'tacker')
+    for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',
+                'vnf_package_cache'):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _config_args(ctx: addons.Context) -> list[str]:
+    return ['--config-file', str(ctx.etc / 'tacker.conf'),
+            '--config-file', str(ctx.etc / MODE_FILE)]
+
+
+def setup(ctx: addons.Context) -> None:
+    ctx.run('tacker-db-manage', [
+        ctx.bin('tacker-db-manage'), '--config-file',
+        str(ctx.etc / 'tacker.conf'), 'upgrade', 'head'])
+
+
+def _services(ctx: addons.Context) -> list[services.Service]:
+    env = ctx.env()
+    return [
+        services.Service('tacker-server', [
+            ctx.bin('tacker-server'), *_config_args(ctx)], env,
+            ctx.url('tacker') + '/'),
+        services.Service(CONDUCTOR, [
+            ctx.bin('placement-ext-tacker-conductor'), *_config_args(ctx)],
+            env),
+    ]
+
+
+def _ready(ctx: addons.Context) -> bool:
+    """A conductor worker has started its service (its state reports
+    begin once its RPC server runs); tacker-server answered its probe."""
+    log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
+    try:
+        text = log.read_text(errors='replace')
+    except OSError:
+        return False
+    started = text.rfind('placement-ext-tacker-conductor: starting')
+    return started >= 0 and 'Service.report_state' in text[started:]
+
+
+ADDON = addons.Addon(
+    name='tacker',
+    pip_requirements=(TACKER_PIN,),
+    base_ports={'tacker': 19890, 'nfvo': 19891},
+    databases=('tacker', 'placement_ext_tacker'),
+    service_user='tacker',
+    catalog=(addons.CatalogEntry('nfv-orchestration', 'tacker', 'tacker'),),
+    write_configs=write_configs,
+    setup=setup,
+    services=_services,
+    ready=_ready,
+)
