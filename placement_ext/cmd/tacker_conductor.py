@@ -9,6 +9,7 @@ service unit (or devstack's ``TACKER_CONDUCTOR`` setting). A Tacker
 release we have not checked the driver against is refused at start.
 """
 
+import os
 import sys
 from importlib import metadata
 
@@ -49,7 +50,8 @@ def main() -> int:
     # tacker.cmd.conductor selects oslo.service's backend on import: it
     # must come before anything else of Tacker's.
     from tacker.cmd import conductor
-    sys.stderr.write(f'{PROG}: starting Tacker {tacker_version()}\n')
+    sys.stderr.write(f'{PROG}: starting Tacker {tacker_version()} '
+                     f'(pid {os.getpid()})\n')
 
     from placement_ext.adapters.tacker import driver
     driver.install()

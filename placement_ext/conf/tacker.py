@@ -14,6 +14,15 @@ GROUP = cfg.OptGroup(
          "Tacker's conductor with our zone reselection.")
 
 _opts = [
+    cfg.BoolOpt(
+        'zone_reselection',
+        default=True,
+        help="""
+Whether placement-ext-tacker-conductor replaces Tacker's availability zone
+reselection with ours (``[v2_vnfm]`` options, attempts recorded in
+``database_connection``). False keeps Tacker's own reselection, for
+comparison or to switch ours off without changing the service unit.
+"""),
     cfg.StrOpt(
         'database_connection',
         secret=True,

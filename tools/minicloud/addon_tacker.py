@@ -8,7 +8,8 @@ Our operation records go to database ``placement_ext_tacker``
 (``[placement_ext] database_connection``). The VIM is given in each
 instantiate request (``vimConnectionInfo``: the cloud's admin), so no VIM
 registration step is needed. Tacker's local NFVO grants every VNFC
-``AZ-1`` (``[v2_nfvo] test_grant_zone_list``), the zone the tests fill.
+``AZ-1`` (the first of ``[v2_nfvo] test_grant_zone_list``), the zone the
+tests fill.
 
 ``<etc>/tacker.conf`` is what the services read; tests and the benchmark
 switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
@@ -18,6 +19,7 @@ switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
 import pathlib
 
 from minicloud import addons
+from minicloud import procs
 from minicloud import services
 
 TACKER_PIN = 'tacker==16.0.0'
@@ -53,7 +55,9 @@ def _conf(ctx: addons.Context) -> dict:
             # ample under load and ends a stuck try well before a test
             'openstack_vim_stack_create_timeout': 3,
         },
-        'v2_nfvo': {'test_grant_zone_list': 'AZ-1',
+        # Tacker's local NFVO places every VNFC in the first zone and
+        # lists them all in the Grant's zones
+        'v2_nfvo': {'test_grant_zone_list': 'AZ-1,AZ-2,AZ-3',
                     'vnf_package_cache_dir': state / 'vnf_package_cache'},
         'placement_ext': {
             'database_connection': ctx.db_url('placement_ext_tacker')},
@@ -64,7 +68,7 @@ def write_configs(ctx: addons.Context) -> None:
     ctx.write_ini(ctx.etc / 'tacker.conf', _conf(ctx))
     mode = ctx.etc / MODE_FILE
     if not mode.exists():
-        ctx.write_ini(mode, {'DEFAULT': {}})
+        mode.write_text('')
     state = ctx.settings.path('state', 'tacker')
     for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',
                 'vnf_package_cache'):
@@ -95,15 +99,18 @@ def _services(ctx: addons.Context) -> list[services.Service]:
 
 
 def _ready(ctx: addons.Context) -> bool:
-    """A conductor worker has started its service (its state reports
-    begin once its RPC server runs); tacker-server answered its probe."""
+    """The running conductor (its pid in its start line) has started its
+    service: its state reports begin once its RPC server runs."""
+    proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
     log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
     try:
         text = log.read_text(errors='replace')
     except OSError:
         return False
-    started = text.rfind('placement-ext-tacker-conductor: starting')
-    return started >= 0 and 'Service.report_state' in text[started:]
+    started = text.rfind('placement-ext-tacker-conductor: starting Tacker ')
+    mine = f'(pid {proc.pid})' in text[started:started + 200]
+    return started >= 0 and mine and 'Service.report_state' in \
+        text[started:]
 
 
 ADDON = addons.Addon(

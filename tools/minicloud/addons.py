@@ -333,6 +333,9 @@ def restart(s: mc_settings.Settings, name: str, service: str) -> int:
         proc.start(svc.argv, svc.env, cwd=s.path())
         if svc.probe_url:
             lifecycle.wait_http(s, [svc], timeout=START_TIMEOUT)
+        if addon.ready is not None:
+            health.wait_until(f'{name} ready', lambda: addon.ready(ctx),
+                              START_TIMEOUT, interval=1)
     lifecycle.log(f'{service} restarted after '
                   f'{time.monotonic() - started:.1f}s (pid {proc.pid})')
     return 0

@@ -127,8 +127,11 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
 
 
 def _grant_zones(grant: object) -> list[str]:
-    zones = getattr(grant, 'zones', None) if grant is not None else None
-    return [zone.zoneId for zone in zones or ()]
+    # a heal's Grant may have no zones; an unset field of Tacker's
+    # objects raises rather than reads None
+    if grant is None or not grant.obj_attr_is_set('zones'):
+        return []
+    return [zone.zoneId for zone in grant.zones]
 
 
 class Openstack(openstack.Openstack):
@@ -164,6 +167,10 @@ class Openstack(openstack.Openstack):
             stack_id: str | None, error_ex: Exception, vim_info: object,
             vdu_ids: set, anti_rules: list) -> None:
         rt = runtime()
+        if not rt.conf.placement_ext.zone_reselection:
+            return super()._update_stack_retry(
+                heat_client, fields, inst, stack_id, error_ex, vim_info,
+                vdu_ids, anti_rules)
         if not rt.conf.v2_vnfm.placement_fallback_best_effort:
             # Tacker's switch: no reselection unless the Grant's
             # constraints may be relaxed

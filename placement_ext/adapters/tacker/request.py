@@ -8,6 +8,8 @@ ones become SOL 003 placement constraints over those VDUs' VNFCs (rules
 scoped ``nfvi_node`` are Nova server groups in the BaseHOT, left to Nova).
 """
 
+import json
+
 import yaml
 
 from placement_ext.sol import enums
@@ -88,9 +90,12 @@ def operation_request(*, operation: str, vnf_instance_id: str,
     }
     template = fields.get('template')
     if template:
-        # Tacker keeps the top HOT as YAML text
-        request['template'] = (yaml.safe_load(template)
-                               if isinstance(template, str) else template)
+        # Tacker keeps the top HOT as YAML text, whose
+        # heat_template_version YAML reads as a date: keep it a string
+        if isinstance(template, str):
+            template = json.loads(json.dumps(yaml.safe_load(template),
+                                             default=str))
+        request['template'] = template
         request['files'] = fields.get('files') or {}
     if grant_zones:
         request['grant_zones'] = sorted(set(grant_zones))

@@ -154,13 +154,25 @@ class TackerApi:
         return self.call('GET', f'/vnflcm/v2/vnf_instances/{inst_id}')[2]
 
 
+# Tacker runs the user data script named in each LCM request
+USER_DATA = {
+    'lcm-operation-user-data': './UserData/userdata_standard.py',
+    'lcm-operation-user-data-class': 'StandardUserData'}
+
+
 def instantiate_request(vim: dict) -> dict:
-    return {
-        'flavourId': 'simple',
-        'vimConnectionInfo': vim,
-        'additionalParams': {
-            'lcm-operation-user-data': './UserData/userdata_standard.py',
-            'lcm-operation-user-data-class': 'StandardUserData'}}
+    return {'flavourId': 'simple', 'vimConnectionInfo': vim,
+            'additionalParams': dict(USER_DATA)}
+
+
+def scale_out_request(aspect: str = 'VDU1_scale') -> dict:
+    return {'type': 'SCALE_OUT', 'aspectId': aspect, 'numberOfSteps': 1,
+            'additionalParams': dict(USER_DATA)}
+
+
+def heal_request(vnfc_info_ids: list[str]) -> dict:
+    return {'vnfcInstanceId': vnfc_info_ids,
+            'additionalParams': dict(USER_DATA)}
 
 
 def vnfc_zones(inst: dict) -> dict[str, str]:

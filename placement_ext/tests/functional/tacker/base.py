@@ -1,0 +1,113 @@
+"""A real Tacker 16 on the embedded cloud (minicloud addon ``tacker``),
+its conductor started by ``placement-ext-tacker-conductor``."""
+
+import configparser
+import json
+import pathlib
+import uuid
+
+import testtools
+
+from placement_ext import conf as pe_conf
+from placement_ext.db import api as db_api
+from placement_ext.objects import operation as op_obj
+from placement_ext.tests.functional.cloud import fixture
+from placement_ext.tests.functional.tacker import tacker_api
+
+MODE_FILE = 'tacker-mode.conf'
+_STATE: dict = {}
+
+
+def our_database(etc: str) -> db_api.Database:
+    """Our operation records, where tacker.conf says they are."""
+    if 'db' not in _STATE:
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(pathlib.Path(etc, 'tacker.conf'))
+        conf = pe_conf.new_conf([])
+        conf.set_override('connection', parser['placement_ext'][
+            'database_connection'], group='database')
+        _STATE['db'] = db_api.Database(conf)
+    return _STATE['db']
+
+
+def write_mode(etc: str, sections: dict[str, dict]) -> bool:
+    """Write the last config file of the Tacker services; True when it
+    changed (they must then be restarted)."""
+    path = pathlib.Path(etc, MODE_FILE)
+    text = ''.join(f'[{name}]\n' + ''.join(
+        f'{key} = {value}\n' for key, value in sorted(opts.items()))
+        for name, opts in sorted(sections.items()))
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def restart_tacker() -> None:
+    for service in ('tacker-server', 'tacker-conductor'):
+        result = fixture.run_minicloud('addon', 'restart', 'tacker',
+                                       service, timeout=600)
+        if result.returncode != 0:
+            raise RuntimeError(f'restart {service}: {result.stdout}'
+                               f'{result.stderr}')
+
+
+class TackerTestCase(testtools.TestCase):
+    """``self.tacker`` (API as the cloud's admin), ``self.cloud``, and
+    the test VNF package onboarded once per test process."""
+
+    mode: dict[str, dict] = {}
+
+    def setUp(self):
+        super().setUp()
+        self.addon = fixture.use_addon(self, 'tacker')
+        self.cloud = self.addon['cloud']
+        if write_mode(self.addon['etc'], self.mode):
+            restart_tacker()
+        # Tacker's VNFs and the zone fillers are the admin's: no quota
+        # may stop them before the zones are full
+        quotas = self.cloud.admin.get_compute_quotas('admin')
+        self.addCleanup(self.cloud.admin.set_compute_quotas, 'admin',
+                        instances=quotas.instances, cores=quotas.cores,
+                        ram=quotas.ram)
+        self.cloud.admin.set_compute_quotas(
+            'admin', instances=-1, cores=-1, ram=-1)
+        self.tacker = tacker_api.TackerApi(self.addon['urls']['tacker'],
+                                           self.cloud.admin)
+        self.vnfd_id = self._package()
+        self.db = our_database(self.addon['etc'])
+
+    def _package(self) -> str:
+        if 'vnfd_id' not in _STATE:
+            vnfd_id = str(uuid.uuid4())
+            self.tacker.upload_package(tacker_api.build_package(
+                self.addon['venv'], vnfd_id))
+            _STATE['vnfd_id'] = vnfd_id
+        return _STATE['vnfd_id']
+
+    def vim(self) -> dict:
+        auth = self.cloud.admin.config.config['auth']
+        return tacker_api.vim_connection_info(auth, 'RegionOne')
+
+    def instantiate(self) -> tuple[str, dict]:
+        """A new VNF instantiated through Tacker's v2 API: (its id, the
+        LCM operation occurrence when it ended)."""
+        inst_id = self.tacker.create_instance(self.vnfd_id,
+                                              fixture.unique_name('vnf'))
+        occ = self.tacker.wait(self.tacker.lcm(
+            inst_id, 'instantiate',
+            tacker_api.instantiate_request(self.vim())))
+        return inst_id, occ
+
+    def zones(self, inst_id: str) -> dict[str, str]:
+        return tacker_api.vnfc_zones(self.tacker.instance(inst_id))
+
+    def operations(self, inst_id: str) -> list[op_obj.Operation]:
+        """Our operations (with attempts) for a VNF, oldest first."""
+        ops = [op for op in op_obj.list_operations(self.db)
+               if op.vnf_instance_id == inst_id]
+        return [op_obj.get(self.db, op.id) for op in reversed(ops)]
+
+    def assertCompleted(self, occ: dict) -> None:
+        self.assertEqual('COMPLETED', occ['operationState'],
+                         json.dumps(occ.get('error'), indent=1))
