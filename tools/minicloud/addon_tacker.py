@@ -7,9 +7,11 @@ Keystone (service user ``tacker``, catalog type ``nfv-orchestration``).
 Our operation records go to database ``placement_ext_tacker``
 (``[placement_ext] database_connection``). The VIM is given in each
 instantiate request (``vimConnectionInfo``: the cloud's admin), so no VIM
-registration step is needed. Tacker's local NFVO grants every VNFC
-``AZ-1`` (the first of ``[v2_nfvo] test_grant_zone_list``), the zone the
-tests fill.
+registration step is needed. Our NFVO, ``placement-ext-nfvo``,
+runs beside them (``<etc>/nfvo.conf``); Tacker uses it only when the
+mode file names it (``[v2_nfvo] use_external_nfvo``). Otherwise Tacker's
+local NFVO grants every VNFC ``AZ-1`` (the first of ``[v2_nfvo]
+test_grant_zone_list``), the zone the tests fill.
 
 ``<etc>/tacker.conf`` is what the services read; tests and the benchmark
 switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
@@ -64,8 +66,31 @@ def _conf(ctx: addons.Context) -> dict:
     }
 
 
+# the NFVO's OAuth 2.0 client: Tacker, when [v2_nfvo] use_external_nfvo
+NFVO_CLIENT = ('tacker-vnfm', 'tacker-vnfm-secret')
+
+
+def _admin_auth(ctx: addons.Context) -> dict:
+    # the NFVO reads the admin project's packages in Tacker, and Nova's
+    # aggregates and Placement (admin only)
+    return {**ctx.password_auth('admin'), 'project_name': 'admin',
+            'username': 'admin', 'password': 'admin'}
+
+
+def _nfvo_conf(ctx: addons.Context) -> dict:
+    auth = _admin_auth(ctx)
+    return {
+        'DEFAULT': {'debug': 'true', 'use_stderr': 'true'},
+        'nfvo_api': {'api_host': '127.0.0.1', 'api_port': ctx.ports['nfvo'],
+                     'client_id': NFVO_CLIENT[0],
+                     'client_secret': NFVO_CLIENT[1]},
+        'nova': auth, 'placement': auth, 'vnfpkgm': auth,
+    }
+
+
 def write_configs(ctx: addons.Context) -> None:
     ctx.write_ini(ctx.etc / 'tacker.conf', _conf(ctx))
+    ctx.write_ini(ctx.etc / 'nfvo.conf', _nfvo_conf(ctx))
     mode = ctx.etc / MODE_FILE
     if not mode.exists():
         mode.write_text('')
@@ -92,6 +117,9 @@ def _services(ctx: addons.Context) -> list[services.Service]:
         services.Service('tacker-server', [
             ctx.bin('tacker-server'), *_config_args(ctx)], env,
             ctx.url('tacker') + '/'),
+        services.Service('placement-ext-nfvo', [
+            ctx.bin('placement-ext-nfvo'), '--config-file',
+            str(ctx.etc / 'nfvo.conf')], env, ctx.url('nfvo') + '/token'),
         services.Service(CONDUCTOR, [
             ctx.bin('placement-ext-tacker-conductor'), *_config_args(ctx)],
             env),

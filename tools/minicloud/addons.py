@@ -138,8 +138,11 @@ def context(s: mc_settings.Settings, addon: Addon) -> Context:
 # -- venv ------------------------------------------------------------------
 
 def _stamp(addon: Addon) -> str:
-    return hashlib.sha256('\n'.join(addon.pip_requirements).encode()
-                          ).hexdigest()
+    # our setup.cfg too: a new console script (entry point) of ours needs
+    # the editable install redone
+    setup_cfg = (mc_settings.REPO / 'setup.cfg').read_text()
+    return hashlib.sha256('\n'.join(
+        [*addon.pip_requirements, setup_cfg]).encode()).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:

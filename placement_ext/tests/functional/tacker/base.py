@@ -43,6 +43,20 @@ def write_mode(etc: str, sections: dict[str, dict]) -> bool:
     return True
 
 
+def external_nfvo(addon: dict) -> dict[str, dict]:
+    """The tacker.conf lines that put placement-ext-nfvo in front of
+    Tacker, with the client it knows (its nfvo.conf)."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(pathlib.Path(addon['etc'], 'nfvo.conf'))
+    url = addon['urls']['nfvo']
+    return {'v2_nfvo': {
+        'use_external_nfvo': 'true', 'use_client_secret_basic': 'true',
+        'endpoint': url,
+        'token_endpoint': f'{url}/token',
+        'client_id': parser['nfvo_api']['client_id'],
+        'client_password': parser['nfvo_api']['client_secret']}}
+
+
 def restart_tacker() -> None:
     for service in ('tacker-server', 'tacker-conductor'):
         result = fixture.run_minicloud('addon', 'restart', 'tacker',
@@ -56,13 +70,15 @@ class TackerTestCase(testtools.TestCase):
     """``self.tacker`` (API as the cloud's admin), ``self.cloud``, and
     the test VNF package onboarded once per test process."""
 
-    mode: dict[str, dict] = {}
+    def mode(self) -> dict[str, dict]:
+        """tacker.conf sections this test's Tacker runs with."""
+        return {}
 
     def setUp(self):
         super().setUp()
         self.addon = fixture.use_addon(self, 'tacker')
         self.cloud = self.addon['cloud']
-        if write_mode(self.addon['etc'], self.mode):
+        if write_mode(self.addon['etc'], self.mode()):
             restart_tacker()
         # Tacker's VNFs and the zone fillers are the admin's: no quota
         # may stop them before the zones are full

@@ -91,3 +91,23 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         [attempt] = op.attempts
         self.assertEqual(models.OUTCOME_ERROR, attempt.outcome)
         self.assertIn(op.id, occ['error']['detail'])
+
+
+class TestOurNfvoInFrontOfTacker(base.TackerTestCase):
+    """Tacker with ``[v2_nfvo] use_external_nfvo`` asking
+    placement-ext-nfvo, which also serves it the VNF package."""
+
+    def mode(self):
+        return base.external_nfvo(self.addon)
+
+    def test_grant_places_every_vnfc_where_it_fits_in_one_attempt(self):
+        self.cloud.fill_zone('AZ-1')
+        inst_id, occ = self.instantiate()
+
+        self.assertCompleted(occ)
+        zones = self.zones(inst_id)
+        self.assertNotIn('AZ-1', zones.values())
+        self.assertEqual(zones['VDU1-0'], zones['VDU1-1'])
+        self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])
+        # Heat's first stack create succeeded: no reselection was needed
+        self.assertEqual([], self.operations(inst_id))
