@@ -8,10 +8,7 @@ Tacker's package API (``[vnfpkgm]``), which it also fronts for the VNFM.
 """
 
 import functools
-import socketserver
 import sys
-import threading
-from wsgiref import simple_server
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -31,16 +28,6 @@ from placement_ext.sol import vnf_package
 
 LOG = logging.getLogger(__name__)
 PROG = 'placement-ext-nfvo'
-
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        LOG.info('%s %s', self.address_string(), format % args)
 
 
 class GrantDecider:
@@ -101,24 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
-    host, port = conf.nfvo_api.api_host, conf.nfvo_api.api_port
-    try:
-        server = simple_server.make_server(
-            host, port, app, server_class=_ThreadingServer,
-            handler_class=_QuietHandler)
-    except OSError as exc:
-        sys.stderr.write(f'{PROG}: cannot listen on {host}:{port}: '
-                         f'{exc.strerror}\n')
-        return 1
-    LOG.info('%s listening on %s:%s', PROG, host, server.server_port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        service.serve([], threading.Event())
-    finally:
-        server.shutdown()
-        server.server_close()
-    return 0
+    return service.serve_wsgi(app, conf.nfvo_api.api_host,
+                              conf.nfvo_api.api_port, PROG)
 
 
 if __name__ == '__main__':

@@ -8,26 +8,13 @@ import uuid
 
 import testtools
 
-from placement_ext import conf as pe_conf
-from placement_ext.db import api as db_api
+from placement_ext.demo import tacker_api
+from placement_ext.demo import tacker_step
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.functional.cloud import fixture
-from placement_ext.tests.functional.tacker import tacker_api
 
 MODE_FILE = 'tacker-mode.conf'
 _STATE: dict = {}
-
-
-def our_database(etc: str) -> db_api.Database:
-    """Our operation records, where tacker.conf says they are."""
-    if 'db' not in _STATE:
-        parser = configparser.ConfigParser(interpolation=None)
-        parser.read(pathlib.Path(etc, 'tacker.conf'))
-        conf = pe_conf.new_conf([])
-        conf.set_override('connection', parser['placement_ext'][
-            'database_connection'], group='database')
-        _STATE['db'] = db_api.Database(conf)
-    return _STATE['db']
 
 
 def write_mode(etc: str, sections: dict[str, dict]) -> bool:
@@ -91,7 +78,9 @@ class TackerTestCase(testtools.TestCase):
         self.tacker = tacker_api.TackerApi(self.addon['urls']['tacker'],
                                            self.cloud.admin)
         self.vnfd_id = self._package()
-        self.db = our_database(self.addon['etc'])
+        if 'db' not in _STATE:
+            _STATE['db'] = tacker_step.our_database(self.addon['etc'])
+        self.db = _STATE['db']
 
     def _package(self) -> str:
         if 'vnfd_id' not in _STATE:
@@ -120,9 +109,7 @@ class TackerTestCase(testtools.TestCase):
 
     def operations(self, inst_id: str) -> list[op_obj.Operation]:
         """Our operations (with attempts) for a VNF, oldest first."""
-        ops = [op for op in op_obj.list_operations(self.db)
-               if op.vnf_instance_id == inst_id]
-        return [op_obj.get(self.db, op.id) for op in reversed(ops)]
+        return tacker_step.operations_for(self.db, inst_id)
 
     def assertCompleted(self, occ: dict) -> None:
         self.assertEqual('COMPLETED', occ['operationState'],

@@ -8,8 +8,8 @@ with a zone affinity rule, VDU2 x2 with a zone anti-affinity rule.
 """
 
 from placement_ext.db import models
+from placement_ext.demo import tacker_api
 from placement_ext.tests.functional.tacker import base
-from placement_ext.tests.functional.tacker import tacker_api
 
 
 def _vnfc_info_id(inst: dict, vnfc: str) -> str:

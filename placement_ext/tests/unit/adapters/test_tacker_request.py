@@ -23,7 +23,7 @@ def fields():
             'parameters': {'nfv': {'VDU': {
                 'VDU1-0': vdu('AZ-1'), 'VDU1-1': vdu('AZ-1'),
                 'VDU2-0': vdu('AZ-1'), 'VDU2-1': vdu('AZ-2'),
-                'VDU3': {'computeFlavourId': 'vdu.small'}}}}}
+                'VDU3': {'computeFlavourId': 'm1.unknown'}}}}}
 
 
 def translate(**overrides):

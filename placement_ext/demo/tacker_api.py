@@ -2,21 +2,22 @@
 the benchmark and the demo: VNF package upload (``/vnfpkgm/v1``) and the
 v2 VNF LCM API (``/vnflcm/v2``).
 
-The test VNF package (``vnf_package/``) is zipped at run time with the
-ETSI SOL 001 type definitions and the StandardUserData script taken from
-the installed Tacker, so nothing of Tacker's is copied into our tree.
+The demo and test VNF package (``tacker_vnf_package/``) is zipped at run
+time with the ETSI SOL 001 type definitions and the StandardUserData
+script taken from the installed Tacker, so nothing of Tacker's is copied
+into our tree.
 """
 
 import io
 import json
 import pathlib
 import time
-import urllib.error
-import urllib.request
 import uuid
 import zipfile
 
-PACKAGE_DIR = pathlib.Path(__file__).parent / 'vnf_package'
+import requests
+
+PACKAGE_DIR = pathlib.Path(__file__).parent / 'tacker_vnf_package'
 # where Tacker's wheel has them
 _SOL001_TYPES = 'tacker/tests/unit/vnfm/infra_drivers/openstack/data/etsi_nfv'
 _USERDATA = 'tacker/sol_refactored/infra_drivers/openstack/' \
@@ -90,15 +91,12 @@ class TackerApi:
             headers['Content-Type'] = content_type
         if version:
             headers['Version'] = version
-        req = urllib.request.Request(self.url + path, data=data,
-                                     method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, timeout=120) as resp:
-                raw = resp.read()
-                return (resp.status, dict(resp.headers),
-                        json.loads(raw) if raw else {})
-        except urllib.error.HTTPError as exc:
-            raise TackerError(exc.code, exc.read().decode(errors='replace'))
+        resp = requests.request(method, self.url + path, data=data,
+                                headers=headers, timeout=120)
+        if resp.status_code >= 400:
+            raise TackerError(resp.status_code, resp.text)
+        return (resp.status_code, dict(resp.headers),
+                resp.json() if resp.content else {})
 
     # -- packages (v1 API: Tacker has no v2 package management) -----------
 
