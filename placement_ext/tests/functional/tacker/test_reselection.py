@@ -93,9 +93,10 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         self.assertIn(op.id, occ['error']['detail'])
 
 
-class TestOurNfvoInFrontOfTacker(base.TackerTestCase):
+class TestWithOurNfvoInFrontOfTacker(base.TackerTestCase):
     """Tacker with ``[v2_nfvo] use_external_nfvo`` asking
-    placement-ext-nfvo, which also serves it the VNF package."""
+    placement-ext-nfvo, which also serves it the VNF package. (Named to
+    run after the other class: one restart of Tacker per run.)"""
 
     def mode(self):
         return base.external_nfvo(self.addon)
