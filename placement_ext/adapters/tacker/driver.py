@@ -14,8 +14,12 @@ its parameters, as after its own reselection; otherwise Tacker fails the
 LCM operation with our reason, which names our operation.
 """
 
+import contextlib
 import dataclasses
+import os
+import socket
 import threading
+from collections.abc import Iterator
 
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3 as ks_v3
@@ -126,6 +130,31 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     return runner, heat, nova
 
 
+@contextlib.contextmanager
+def _owned(rt: Runtime, operation_id: str) -> Iterator[None]:
+    """This conductor owns the operation while it runs it (claim and
+    heartbeat, as placement-ext-conductor does), so a conductor of ours
+    sharing the database never adopts it meanwhile."""
+    opts = rt.conf.conductor
+    host = f'tacker-conductor@{socket.gethostname()}:{os.getpid()}'
+    op_obj.claim(rt.database, operation_id, host, models.utcnow())
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(opts.operation_heartbeat_interval):
+            op_obj.heartbeat(rt.database, host, [operation_id])
+
+    thread = threading.Thread(target=beat, daemon=True,
+                              name=f'heartbeat-{operation_id}')
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        op_obj.release(rt.database, operation_id, host)
+
+
 def _grant_zones(grant: object) -> list[str]:
     # a heal's Grant may have no zones; an unset field of Tacker's
     # objects raises rather than reads None
@@ -199,7 +228,8 @@ class Openstack(openstack.Openstack):
                                                     'op': op.id})
         failed = heat_driver.StackOutcome(
             stack['id'], stack['stack_status'], error_ex.detail)
-        op = runner.run(op.id, sent=failed)
+        with _owned(rt, op.id):
+            op = runner.run(op.id, sent=failed)
         if op.state != models.STATE_COMPLETED:
             detail = (op.error or {}).get('detail') or error_ex.detail
             raise sol_ex.StackOperationFailed(
