@@ -54,19 +54,6 @@ def mode_sections(mode: str, addon: dict) -> dict:
     return {}
 
 
-def heat_attempts(conn: object, inst_id: str) -> int:
-    """Stack creates and updates Heat started for the VNF's stack."""
-    name = f'vnf-{inst_id}'
-    stack = conn.orchestration.find_stack(name)
-    if stack is None:
-        return 0
-    events = conn.orchestration.get(
-        f'/stacks/{name}/{stack.id}/events?resource_name={name}'
-        f'&limit=1000').json()['events']
-    return sum(1 for e in events if e.get('resource_status_reason') in (
-        'Stack CREATE started', 'Stack UPDATE started'))
-
-
 def anti_affinity_kept(zones: dict) -> bool:
     return zones.get('VDU2-0') != zones.get('VDU2-1')
 
@@ -95,7 +82,7 @@ def run_once(addon: dict, api: tacker_api.TackerApi, cloud: object,
 def _record(scenario: str, occ: dict, cloud: object,
             api: tacker_api.TackerApi, inst_id: str, took: float,
             before: int) -> dict:
-    total = heat_attempts(cloud.admin, inst_id)
+    total = tacker_api.heat_attempts(cloud.admin, inst_id)
     zones = {}
     if occ['operationState'] == 'COMPLETED':
         zones = tacker_api.vnfc_zones(api.instance(inst_id))

@@ -178,3 +178,17 @@ def vnfc_zones(inst: dict) -> dict[str, str]:
     vnfcs = inst['instantiatedVnfInfo']['vnfcResourceInfo']
     return {f'{v["vduId"]}-{v["metadata"]["vdu_idx"]}':
             v['metadata'].get('zone') for v in vnfcs}
+
+
+def heat_attempts(conn: object, inst_id: str) -> int:
+    """Stack creates and updates Heat started for a VNF's stack (its
+    ``Stack CREATE/UPDATE started`` events); ``conn``: openstacksdk."""
+    name = f'vnf-{inst_id}'
+    stack = conn.orchestration.find_stack(name)
+    if stack is None:
+        return 0
+    events = conn.orchestration.get(
+        f'/stacks/{name}/{stack.id}/events?resource_name={name}'
+        f'&limit=1000').json()['events']
+    return sum(1 for e in events if e.get('resource_status_reason') in (
+        'Stack CREATE started', 'Stack UPDATE started'))

@@ -44,6 +44,8 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         self.assertIn('No valid host was found', first.error_text)
         self.assertEqual(models.OUTCOME_SUCCESS, last.outcome)
         self.assertEqual(op.placement, zones)
+        self.assertEqual(len(op.attempts), tacker_api.heat_attempts(
+            self.cloud.admin, inst_id))
 
         # scale out: Tacker grants VDU1-2 AZ-1 (full); only it moves
         occ = self.tacker.wait(self.tacker.lcm(
@@ -111,4 +113,6 @@ class TestWithOurNfvoInFrontOfTacker(base.TackerTestCase):
         self.assertEqual(zones['VDU1-0'], zones['VDU1-1'])
         self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])
         # Heat's first stack create succeeded: no reselection was needed
+        self.assertEqual(1, tacker_api.heat_attempts(self.cloud.admin,
+                                                     inst_id))
         self.assertEqual([], self.operations(inst_id))
