@@ -171,7 +171,9 @@ def write(out: str, records: list[dict], repeat: int) -> None:
             '(tacker-server, tacker-conductor through '
             'placement-ext-tacker-conductor); the VNF: VDU1 x2 zone '
             'affinity, VDU2 x2 zone anti-affinity, 1 vCPU each. '
-            'Instantiate (Tacker\'s local NFVO grants every VNFC AZ-1), '
+            'Instantiate (Tacker\'s local NFVO grants every VNFC AZ-1 and '
+            'lists AZ-1..AZ-3 in the Grant\'s zones: [v2_nfvo] '
+            'test_grant_zone_list), '
             'then scale-out of VDU1 by one. A Heat attempt is a stack '
             'create or update Heat started for the VNF.',
             table,
