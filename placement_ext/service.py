@@ -10,10 +10,12 @@ inside another program (:mod:`placement_ext.embedded`).
 import os
 import re
 import signal
+import socketserver
 import sys
 import threading
 from collections.abc import Callable
 from collections.abc import Iterable
+from wsgiref import simple_server
 
 import oslo_messaging
 from oslo_config import cfg
@@ -353,3 +355,36 @@ def run_service(prog: str, factory: ServiceFactory,
 def _refuse(prog: str, message: str) -> int:
     sys.stderr.write(f'{prog}: {message}\n')
     return 1
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn,
+                       simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        LOG.info('%s %s', self.address_string(), format % args)
+
+
+def serve_wsgi(app: Callable, host: str, port: int, prog: str) -> int:
+    """Serve ``app`` on ``host:port`` (a thread per request) until SIGTERM
+    or SIGINT; 1 when the address cannot be listened on."""
+    try:
+        server = simple_server.make_server(
+            host, port, app, server_class=_ThreadingServer,
+            handler_class=_QuietHandler)
+    except OSError as exc:
+        sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
+                         f'{exc.strerror}\n')
+        return 1
+    LOG.info('%s listening on %s:%s', prog, host, server.server_port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        serve([], threading.Event())
+    finally:
+        server.shutdown()
+        server.server_close()
+    LOG.info('%s exited', prog)
+    return 0

@@ -1,1 +1,1 @@
-"""Adapters that load placement_ext inside upstream services."""
+"""Thin adapters that load our code inside upstream services."""

@@ -9,10 +9,7 @@ listens on a loopback address.
 
 import functools
 import ipaddress
-import socketserver
 import sys
-import threading
-from wsgiref import simple_server
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -27,16 +24,6 @@ from placement_ext.db import migration
 
 LOG = logging.getLogger(__name__)
 PROG = 'placement-ext-homing-api'
-
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        LOG.info('%s %s', self.address_string(), format % args)
 
 
 def build_app(conf: cfg.ConfigOpts, database: db_api.Database
@@ -79,24 +66,6 @@ def main(argv: list[str] | None = None) -> int:
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
-    try:
-        server = simple_server.make_server(
-            conf.homing.api_host, conf.homing.api_port,
-            build_app(conf, database), server_class=_ThreadingServer,
-            handler_class=_QuietHandler)
-    except OSError as exc:
-        sys.stderr.write(f'{PROG}: cannot listen on {conf.homing.api_host}:'
-                         f'{conf.homing.api_port}: {exc.strerror}\n')
-        return 1
-    LOG.info('%s listening on %s:%s', PROG, conf.homing.api_host,
-             server.server_port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    stop = threading.Event()
-    try:
-        service.serve([], stop)
-    finally:
-        server.shutdown()
-        server.server_close()
-    LOG.info('%s exited', PROG)
-    return 0
+    return service.serve_wsgi(build_app(conf, database),
+                              conf.homing.api_host, conf.homing.api_port,
+                              PROG)

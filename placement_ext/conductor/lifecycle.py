@@ -107,7 +107,16 @@ class LifecycleRunner:
                 reason=f'Heat has no stack {request["stack_name"]!r}; '
                        f'{request["operation"]} changes an existing stack')
 
-    def run(self, operation_id: str) -> op_obj.Operation:
+    def run(self, operation_id: str,
+            sent: heat_driver.StackOutcome | None = None
+            ) -> op_obj.Operation:
+        """Drive the operation to a terminal (or FAILED_TEMP) state.
+
+        :param sent: the failed outcome of the granted placement, when the
+            host service (tacker-conductor) sent the first create or
+            update itself: it is recorded as the first attempt and the
+            loop goes on as after any failure of ours.
+        """
         op = op_obj.get(self._db, operation_id)
         if op.state not in op_obj.RUNNABLE_STATES:
             LOG.info('Operation %(id)s is %(state)s; nothing to run',
@@ -115,8 +124,13 @@ class LifecycleRunner:
             return op
         if op.state == models.STATE_STARTING:
             op = op_obj.set_state(self._db, op, models.STATE_PROCESSING)
+        started = self._clock()
         try:
-            return self._loop(op, started=self._clock())
+            if sent is not None and not op.attempts:
+                op, retry = self._after_sent(op, sent, started)
+                if not retry:
+                    return op
+            return self._loop(op, started=started)
         except exception.ConcurrentUpdate:
             # another conductor (or a duplicate cast) drives it now
             LOG.info('Operation %s changed under us; leaving it to the '
@@ -165,6 +179,17 @@ class LifecycleRunner:
             op, retry = self._after_failure(op, outcome, took, started)
             if not retry:
                 return op
+
+    def _after_sent(self, op: op_obj.Operation,
+                    sent: heat_driver.StackOutcome, started: float) -> tuple:
+        """Record the host service's own try as the first attempt."""
+        first = op.params['targets'][0]
+        op = op_obj.start_attempt(
+            self._db, op, vdu_id=first, zone=op.placement[first],
+            placement=op.placement,
+            decision={'reasons': ['placement as granted, sent by the '
+                                  'host service']})
+        return self._after_failure(op, sent, 0.0, started)
 
     @staticmethod
     def _stopped_before_moving(op: op_obj.Operation) -> bool:

@@ -10,14 +10,16 @@ from oslo_config import cfg
 from placement_ext.conf import defaults
 from placement_ext.conf import homing
 from placement_ext.conf import kubernetes
+from placement_ext.conf import nfvo_api
 from placement_ext.conf import paths
 from placement_ext.conf import reservation
 from placement_ext.conf import service_clients
 from placement_ext.conf import services
+from placement_ext.conf import tacker
 from placement_ext.conf import v2_vnfm
 
 _MODULES = (paths, v2_vnfm, services, service_clients, kubernetes, homing,
-            reservation)
+            reservation, tacker, nfvo_api)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

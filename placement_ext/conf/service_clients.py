@@ -1,4 +1,4 @@
-"""[heat], [nova], [placement], [nfvo]: how to reach each service.
+"""[heat], [nova], [placement], [nfvo], [vnfpkgm]: how to reach each service.
 
 Each group takes keystoneauth1's standard session, auth and adapter options
 (``auth_type = password``, ``auth_url``, ``username``, ``password``,
@@ -19,14 +19,19 @@ SERVICE_TYPES = {
     'nova': 'compute',
     'placement': 'placement',
     'nfvo': 'nfvo',
+    'vnfpkgm': 'nfv-orchestration',
 }
-_TITLES = {'nfvo': 'NFVO client options'}
+_TITLES = {'nfvo': 'NFVO client options',
+           'vnfpkgm': 'VNF package API client options'}
 _HELPS = {'nfvo': 'The NFVO whose SOL 003 Grant interface is asked again '
                   'before a zone reselection moves VNFCs ([v2_vnfm] '
                   'placement_regrant_before_move): endpoint_override is its '
                   'apiRoot, with keystoneauth1 auth options; auth_type = '
                   'oauth2_client_credentials (token_endpoint, client_id, '
-                  'client_secret) for an OAuth 2.0 NFVO.'}
+                  'client_secret) for an OAuth 2.0 NFVO.',
+          'vnfpkgm': "Tacker's VNF package API, which placement-ext-nfvo "
+                    'fronts for the VNFM (its /vnfpkgm/v2 reads), with '
+                    'keystoneauth1 options.'}
 _NFVO_OPTS = [
     cfg.StrOpt('grant_api_version', default='1.4.0',
                help='Value of the Version header of Grant requests (the '

@@ -145,8 +145,11 @@ def context(s: mc_settings.Settings, addon: Addon) -> Context:
 # -- venv ------------------------------------------------------------------
 
 def _stamp(addon: Addon) -> str:
-    return hashlib.sha256('\n'.join(addon.pip_requirements).encode()
-                          ).hexdigest()
+    # our setup.cfg too: a new console script (entry point) of ours needs
+    # the editable install redone
+    setup_cfg = (mc_settings.REPO / 'setup.cfg').read_text()
+    return hashlib.sha256('\n'.join(
+        [*addon.pip_requirements, setup_cfg]).encode()).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:
@@ -357,6 +360,9 @@ def restart(s: mc_settings.Settings, name: str, service: str) -> int:
         proc.start(svc.argv, svc.env, cwd=s.path())
         if svc.probe_url:
             lifecycle.wait_http(s, [svc], timeout=START_TIMEOUT)
+        if addon.ready is not None:
+            health.wait_until(f'{name} ready', lambda: addon.ready(ctx),
+                              START_TIMEOUT, interval=1)
     lifecycle.log(f'{service} restarted after '
                   f'{time.monotonic() - started:.1f}s (pid {proc.pid})')
     return 0

@@ -140,6 +140,20 @@ class PlacementDriver:
             resources=resources, required=required,
             member_of=[tuple(aggregate_uuids)]))
 
+    def zone_hosts(self, aggregate_uuids: Sequence[str],
+                   resources: Mapping[str, int]
+                   ) -> dict[str, dict[str, int]]:
+        """Root provider -> what it can still take (resource class ->
+        amount), for the hosts of a zone's aggregates that can take at
+        least ``resources``."""
+        result = self.allocation_candidates(ac.AllocationCandidatesRequest(
+            group=ac.RequestGroup(resources=resources,
+                                  member_of=[tuple(aggregate_uuids)])))
+        return {uuid: {rc: usage.free
+                       for rc, usage in summary.resources.items()}
+                for uuid, summary in result.provider_summaries.items()
+                if summary.parent_provider_uuid is None}
+
     def cloud_capacity(self, resources: Mapping[str, int], *,
                        required: Sequence[str] = ()) -> ZoneCapacity:
         """How many copies fit on every host Placement knows."""

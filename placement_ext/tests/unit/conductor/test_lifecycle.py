@@ -273,3 +273,51 @@ class TestLifecycleRunner(testtools.TestCase):
         again = self.runner.run(op.id)
         self.assertEqual(models.STATE_COMPLETED, again.state)
         self.assertEqual(calls, len(self.heat.calls))
+
+
+class TestSentByTheHostService(testtools.TestCase):
+    """tacker-conductor sent the first create itself; its failure is our
+    first attempt."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(db_fixture.Database()).db
+
+    def _run(self, reason, room):
+        heat = fakes.FakeHeat(room)
+        stack_id = heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {
+            'VDU1-0': {'locationConstraints': 'AZ-1'}}}})
+        settings = lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
+        runner = lifecycle.LifecycleRunner(
+            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+        body = request(placement={'VDU1-0': 'AZ-1'}, targets=['VDU1-0'])
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation='INSTANTIATE', params=body,
+                           placement=body['placement'])
+        sent = heat.wait(stack_id, 'CREATE', 60)
+        if reason:
+            sent = dataclasses.replace(sent, reason=reason)
+        return runner.run(op.id, sent=sent), heat
+
+    def test_a_capacity_failure_is_recorded_then_reselected(self):
+        op, heat = self._run(None, {'AZ-1': 0, 'AZ-2': 2})
+        self.assertEqual(models.STATE_COMPLETED, op.state)
+        first, second = op.attempts
+        self.assertEqual(('AZ-1', models.OUTCOME_INSUFFICIENT_CAPACITY),
+                         (first.zone, first.outcome))
+        self.assertIn('sent by the host service',
+                      first.decision['reasons'][0])
+        self.assertEqual(('AZ-2', models.OUTCOME_SUCCESS),
+                         (second.zone, second.outcome))
+        # only our move reached Heat after the host service's create
+        self.assertEqual(['create', 'update'],
+                         [c[0] for c in heat.calls if c[0] != 'wait_settled'])
+
+    def test_another_failure_ends_it_with_heats_text(self):
+        op, heat = self._run('Resource CREATE failed: Forbidden: Quota '
+                             'exceeded for instances', {'AZ-2': 2})
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        [attempt] = op.attempts
+        self.assertEqual(models.OUTCOME_ERROR, attempt.outcome)
+        self.assertIn('Quota exceeded', op.error['detail'])

@@ -1,0 +1,250 @@
+"""Tacker's v2 OpenStack infra driver with our zone reselection.
+
+Everything but reselection is Tacker's own (this class subclasses
+``tacker.sol_refactored.infra_drivers.openstack.openstack.Openstack``).
+When Tacker's stack create or update fails, Tacker calls
+``_update_stack_retry``; here that becomes one of our lifecycle
+operations (:class:`placement_ext.conductor.lifecycle.LifecycleRunner`):
+Tacker's failed try is its first attempt, then our classification,
+failed-VNFC detection, candidate zones (with the non-admin fallback), the
+``[v2_vnfm]`` strategy, retry limit and deadline run as in
+``placement-ext-conductor``, every attempt persisted in our database.
+On success the stack has the new zones and Tacker reads them back from
+its parameters, as after its own reselection; otherwise Tacker fails the
+LCM operation with our reason, which names our operation.
+"""
+
+import contextlib
+import dataclasses
+import os
+import socket
+import threading
+from collections.abc import Iterator
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3 as ks_v3
+from oslo_config import cfg
+from oslo_log import log as logging
+from tacker.sol_refactored.common import exceptions as sol_ex
+from tacker.sol_refactored.infra_drivers.openstack import openstack
+
+from placement_ext import conf as pe_conf
+from placement_ext.adapters.tacker import request as tacker_request
+from placement_ext.conductor import lifecycle
+from placement_ext.conductor import zone_inputs
+from placement_ext.conf import paths
+from placement_ext.db import api as db_api
+from placement_ext.db import migration
+from placement_ext.db import models
+from placement_ext.drivers import heat as heat_driver
+from placement_ext.drivers import keystone
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import placement as placement_driver
+from placement_ext.drivers.placement import client as placement_client
+from placement_ext.objects import operation as op_obj
+
+LOG = logging.getLogger(__name__)
+TACKER_CONF = cfg.CONF
+SQLITE_FILE = 'placement_ext.sqlite'
+
+
+@dataclasses.dataclass(frozen=True)
+class _Call:
+    """What Tacker's entry point knew and ``_update_stack_retry`` is not
+    told: the operation, its Grant, and the VNFD rules."""
+
+    operation: str
+    grant: object
+    rules: dict
+
+
+class Runtime:
+    """Our configuration and database in this tacker-conductor process."""
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        self.conf = conf
+        self.database = db_api.Database(conf)
+        migration.upgrade(conf, database=self.database)
+
+    @classmethod
+    def from_config_files(cls, files: list[str]) -> 'Runtime':
+        """Our options read from tacker-conductor's own config files;
+        ``[database]`` replaced by ``[placement_ext] database_connection``
+        (Tacker's database is Tacker's)."""
+        args = [arg for name in files for arg in ('--config-file', name)]
+        conf = pe_conf.new_conf(args)
+        url = conf.placement_ext.database_connection or \
+            'sqlite:///' + paths.state_path(conf, SQLITE_FILE)
+        conf.set_override('connection', url, group='database')
+        return cls(conf)
+
+
+_runtime_lock = threading.Lock()
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    """The process's Runtime, built on first use (after the fork of
+    Tacker's workers, so no connection crosses it)."""
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = Runtime.from_config_files(
+                list(TACKER_CONF.config_file))
+        return _runtime
+
+
+def vim_session(vim_info: object, timeout: float) -> ks_session.Session:
+    """A Keystone session with the VIM's credentials, as Tacker's own
+    Heat and Nova clients use them."""
+    access = vim_info.accessInfo
+    auth = ks_v3.Password(
+        auth_url=vim_info.interfaceInfo['endpoint'],
+        username=access['username'], password=access['password'],
+        project_name=access.get('project'),
+        project_domain_name=access.get('projectDomain'),
+        user_domain_name=access.get('userDomain'))
+    return ks_session.Session(auth=auth, timeout=timeout)
+
+
+def runner_for(rt: Runtime, vim_info: object) -> tuple:
+    """(runner, Heat driver, Nova driver) on the VIM's services."""
+    conf = rt.conf
+    session = vim_session(vim_info, conf.heat.timeout)
+    region = vim_info.accessInfo.get('region')
+
+    def kwargs(group: str) -> dict:
+        found = keystone.adapter_kwargs(conf, group)
+        return {**found, 'region_name': region or found['region_name']}
+
+    nova = nova_driver.NovaDriver(session, adapter_kwargs=kwargs('nova'))
+    placement_kwargs = {k: v for k, v in kwargs('placement').items()
+                        if k != 'service_type'}
+    placement = placement_driver.PlacementDriver(
+        placement_client.PlacementClient.from_session(
+            session, **placement_kwargs))
+    heat = heat_driver.HeatDriver(session, adapter_kwargs=kwargs('heat'))
+    runner = lifecycle.LifecycleRunner(
+        rt.database, heat, zone_inputs.ZoneSource(nova, placement),
+        lifecycle.Settings.from_conf(conf))
+    return runner, heat, nova
+
+
+@contextlib.contextmanager
+def _owned(rt: Runtime, operation_id: str) -> Iterator[None]:
+    """This conductor owns the operation while it runs it (claim and
+    heartbeat, as placement-ext-conductor does), so a conductor of ours
+    sharing the database never adopts it meanwhile."""
+    opts = rt.conf.conductor
+    host = f'tacker-conductor@{socket.gethostname()}:{os.getpid()}'
+    op_obj.claim(rt.database, operation_id, host, models.utcnow())
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(opts.operation_heartbeat_interval):
+            op_obj.heartbeat(rt.database, host, [operation_id])
+
+    thread = threading.Thread(target=beat, daemon=True,
+                              name=f'heartbeat-{operation_id}')
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        op_obj.release(rt.database, operation_id, host)
+
+
+def _grant_zones(grant: object) -> list[str]:
+    # a heal's Grant may have no zones; an unset field of Tacker's
+    # objects raises rather than reads None
+    if grant is None or not grant.obj_attr_is_set('zones'):
+        return []
+    return [zone.zoneId for zone in grant.zones]
+
+
+class Openstack(openstack.Openstack):
+    """Tacker's driver; ``_update_stack_retry`` is ours."""
+
+    _call: _Call | None = None
+
+    def _remember(self, operation: str, grant: object, vnfd: object,
+                  flavour_id: str) -> None:
+        self._call = _Call(operation, grant, {
+            'AFFINITY': vnfd.get_affinity_targets(flavour_id),
+            'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)})
+
+    def instantiate(self, req: object, inst: object, grant_req: object,
+            grant: object, vnfd: object) -> None:
+        self._remember('INSTANTIATE', grant, vnfd, req.flavourId)
+        return super().instantiate(req, inst, grant_req, grant, vnfd)
+
+    def scale(self, req: object, inst: object, grant_req: object,
+            grant: object, vnfd: object) -> None:
+        self._remember('SCALE', grant, vnfd,
+                       inst.instantiatedVnfInfo.flavourId)
+        return super().scale(req, inst, grant_req, grant, vnfd)
+
+    def heal(self, req: object, inst: object, grant_req: object,
+            grant: object, vnfd: object) -> None:
+        self._remember('HEAL', grant, vnfd,
+                       inst.instantiatedVnfInfo.flavourId)
+        return super().heal(req, inst, grant_req, grant, vnfd)
+
+    def _update_stack_retry(
+            self, heat_client: object, fields: dict, inst: object,
+            stack_id: str | None, error_ex: Exception, vim_info: object,
+            vdu_ids: set, anti_rules: list) -> None:
+        rt = runtime()
+        if not rt.conf.placement_ext.zone_reselection:
+            return super()._update_stack_retry(
+                heat_client, fields, inst, stack_id, error_ex, vim_info,
+                vdu_ids, anti_rules)
+        if not rt.conf.v2_vnfm.placement_fallback_best_effort:
+            # Tacker's switch: no reselection unless the Grant's
+            # constraints may be relaxed
+            raise error_ex
+        call = self._call or _Call('INSTANTIATE', None, {
+            'ANTI_AFFINITY': anti_rules})
+        runner, heat, nova = runner_for(rt, vim_info)
+        stack_name = f'vnf-{inst.id}'
+        stack = heat.find_stack(stack_name)
+        if stack is None:
+            raise error_ex
+        request = tacker_request.operation_request(
+            operation=call.operation, vnf_instance_id=inst.id,
+            stack_name=stack_name, fields=fields, targets=sorted(vdu_ids),
+            rules=call.rules, known_flavors=nova.flavors(),
+            grant_zones=_grant_zones(call.grant),
+            best_effort=rt.conf.v2_vnfm.placement_fallback_best_effort)
+        if not request['targets']:
+            raise error_ex
+        op = op_obj.create(
+            rt.database, vnf_instance_id=inst.id,
+            operation=call.operation, params=request,
+            placement=request['placement'])
+        LOG.info('Tacker stack %(stack)s failed; zone reselection is '
+                 'placement-ext operation %(op)s', {'stack': stack_name,
+                                                    'op': op.id})
+        failed = heat_driver.StackOutcome(
+            stack['id'], stack['stack_status'], error_ex.detail)
+        with _owned(rt, op.id):
+            op = runner.run(op.id, sent=failed)
+        if op.state != models.STATE_COMPLETED:
+            detail = (op.error or {}).get('detail') or error_ex.detail
+            raise sol_ex.StackOperationFailed(
+                sol_detail=f'{detail} (placement-ext operation {op.id})',
+                sol_title='Stack operation failed')
+        vdus = fields['parameters']['nfv']['VDU']
+        for vnfc, zone in op.placement.items():
+            vdus.setdefault(vnfc, {})['locationConstraints'] = zone
+
+
+def install() -> None:
+    """Make Tacker's v2 conductor build our driver: it looks the class up
+    in the module each time (``openstack.Openstack()``)."""
+    if openstack.Openstack is not Openstack:
+        openstack.Openstack = Openstack
+
+
+__all__ = ['Openstack', 'install', 'runtime']

@@ -1,0 +1,102 @@
+"""Tacker's stack fields and VNFD rules as our operation request.
+
+Tacker (StandardUserData) names each VNFC ``<VDU>-<index>`` and puts its
+zone in the stack parameter ``nfv.VDU.<VNFC>.locationConstraints``; that
+is our operation request's placement (``schemas/operation.py``). Its
+VNFD rules are ``(targets, scope)`` pairs of VDU names; the zone-scoped
+ones become SOL 003 placement constraints over those VDUs' VNFCs (rules
+scoped ``nfvi_node`` are Nova server groups in the BaseHOT, left to Nova).
+"""
+
+import json
+
+import yaml
+
+from placement_ext.sol import enums
+
+# Tacker's VNFD scope name of the rules reselection honours.
+ZONE_SCOPE = 'zone'
+
+
+def vdu_of(vnfc: str) -> str:
+    """``VDU1-0`` -> ``VDU1`` (StandardUserData's ``rm_idx``)."""
+    return vnfc.rpartition('-')[0] or vnfc
+
+
+def placement(vdu_params: dict) -> dict[str, str]:
+    """VNFC -> zone, for every VNFC of the stack that has one."""
+    return {vnfc: params['locationConstraints']
+            for vnfc, params in vdu_params.items()
+            if isinstance(params, dict) and params.get('locationConstraints')}
+
+
+def constraints(rules: list, kind: str, vnfcs: list[str],
+                best_effort: bool) -> list[dict]:
+    """Zone-scoped VNFD ``rules`` as constraints over the VNFCs of their
+    target VDUs; a rule over fewer than two VNFCs constrains nothing."""
+    found = []
+    for targets, scope in rules:
+        if scope != ZONE_SCOPE:
+            continue
+        members = sorted(v for v in vnfcs if vdu_of(v) in set(targets))
+        if len(members) < 2:
+            continue
+        found.append({
+            'affinityOrAntiAffinity': kind, 'scope': 'ZONE',
+            'resource': [{'idType': 'GRANT', 'resourceId': vnfc}
+                         for vnfc in members],
+            'fallbackBestEffort': best_effort})
+    return found
+
+
+def flavors(vdu_params: dict, known: list[dict]) -> dict[str, dict]:
+    """VNFC -> flavor size, for the VNFCs whose ``computeFlavourId`` (a
+    flavor name or id) is one of Nova's ``known`` flavors."""
+    by_key = {}
+    for flavor in known:
+        size = {'vcpus': flavor['vcpus'], 'memory_mb': flavor['ram'],
+                'disk_gb': flavor['disk']}
+        by_key[flavor['id']] = by_key[flavor['name']] = size
+    return {vnfc: by_key[params['computeFlavourId']]
+            for vnfc, params in vdu_params.items()
+            if isinstance(params, dict)
+            and params.get('computeFlavourId') in by_key}
+
+
+def operation_request(*, operation: str, vnf_instance_id: str,
+                      stack_name: str, fields: dict, targets: list[str],
+                      rules: dict[str, list], known_flavors: list[dict],
+                      grant_zones: list[str], best_effort: bool) -> dict:
+    """Our operation request for the stack Tacker failed to create or
+    update with ``fields`` (its ``template``, ``files``, ``parameters``).
+
+    :param targets: the VNFCs this operation creates or heals (Tacker's
+        ``vdu_ids``); only they move.
+    :param rules: ``{'AFFINITY': [...], 'ANTI_AFFINITY': [...]}``, the
+        VNFD's ``(targets, scope)`` rules of the instantiated flavour.
+    """
+    vdu_params = fields['parameters']['nfv'].get('VDU', {})
+    zones = placement(vdu_params)
+    request = {
+        'operation': operation, 'vnf_instance_id': vnf_instance_id,
+        'stack_name': stack_name, 'parameters': fields['parameters'],
+        'placement': zones,
+        'targets': sorted(vnfc for vnfc in targets if vnfc in zones),
+        'constraints': [
+            constraint for kind in enums.AFFINITY_TYPES
+            for constraint in constraints(rules.get(kind, []), kind,
+                                          sorted(zones), best_effort)],
+        'flavors': flavors(vdu_params, known_flavors),
+    }
+    template = fields.get('template')
+    if template:
+        # Tacker keeps the top HOT as YAML text, whose
+        # heat_template_version YAML reads as a date: keep it a string
+        if isinstance(template, str):
+            template = json.loads(json.dumps(yaml.safe_load(template),
+                                             default=str))
+        request['template'] = template
+        request['files'] = fields.get('files') or {}
+    if grant_zones:
+        request['grant_zones'] = sorted(set(grant_zones))
+    return request

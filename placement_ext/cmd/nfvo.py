@@ -1,0 +1,96 @@
+"""``placement-ext-nfvo``: our grant evaluator as a SOL 003 NFVO
+(:mod:`placement_ext.api.nfvo`) on ``[nfvo_api] api_host:api_port``.
+
+Each Grant is decided on the cloud as it is now: zones and flavours from
+Nova (``[nova]``), what each host can still take from Placement
+(``[placement]``), each VDU's flavour from its VNF package, read from
+Tacker's package API (``[vnfpkgm]``), which it also fronts for the VNFM.
+"""
+
+import functools
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext import service
+from placement_ext.api import nfvo as nfvo_api
+from placement_ext.conductor import grant_inputs
+from placement_ext.decision import grant_evaluator
+from placement_ext.drivers import keystone
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import placement as placement_driver
+from placement_ext.drivers import vnfpkgm
+from placement_ext.sol import enums
+from placement_ext.sol import grant_request
+from placement_ext.sol import vnf_package
+
+LOG = logging.getLogger(__name__)
+PROG = 'placement-ext-nfvo'
+
+
+class GrantDecider:
+    """``decide(request, grant_id, href)`` for :class:`NfvoApp`."""
+
+    def __init__(self, reader: grant_inputs.CloudReader,
+                 packages: vnfpkgm.VnfPackages) -> None:
+        self._reader = reader
+        self._packages = packages
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 (one decider a process)
+    def vdu_sizes(self, vnfd_id: str) -> dict:
+        """A VNFD's VDU flavours; a VNFD never changes under its id."""
+        return vnf_package.vdu_flavours(self._packages.vnfd(vnfd_id))
+
+    def __call__(self, request: grant_request.GrantRequest, grant_id: str,
+                 href: str) -> dict:
+        flavours = grant_inputs.flavour_amounts(
+            self.vdu_sizes(request.vnfd_id), self._reader.nova_flavors())
+        existing = sorted({ref.resource_id
+                           for constraint in request.constraints()
+                           for ref in constraint.resource
+                           if ref.id_type == enums.RES_MGMT})
+        cloud = self._reader.cloud(flavours, existing)
+        decision = grant_evaluator.evaluate(request, cloud, grant_id, href)
+        for reason in decision.reasons:
+            LOG.info('Grant %s: %s', grant_id, reason)
+        if not decision.granted:
+            raise exception.GrantRefused(reason=decision.refusal)
+        return decision.grant.to_dict()
+
+
+def build_app(conf: cfg.ConfigOpts) -> nfvo_api.NfvoApp:
+    opts = conf.nfvo_api
+    if not (opts.client_id and opts.client_secret):
+        raise exception.InvalidInput(
+            field='[nfvo_api] client_id',
+            reason='and client_secret are required: the Grant endpoint '
+                   'only answers OAuth 2.0 clients it knows')
+    nova = nova_driver.NovaDriver(
+        keystone.load_session(conf, 'nova'),
+        adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'))
+    reader = grant_inputs.CloudReader(
+        nova, placement_driver.PlacementDriver.from_conf(conf))
+    packages = vnfpkgm.VnfPackages(keystone.load_adapter(conf, 'vnfpkgm'))
+    return nfvo_api.NfvoApp(
+        GrantDecider(reader, packages), packages, client_id=opts.client_id,
+        client_secret=opts.client_secret,
+        token_lifetime=opts.token_lifetime)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        conf = service.load_config(sys.argv[1:] if argv is None else argv,
+                                   PROG)
+        logging.setup(conf, 'placement_ext', version=service.version())
+        app = build_app(conf)
+    except exception.PlacementExtError as exc:
+        sys.stderr.write(f'{PROG}: {exc.detail}\n')
+        return 1
+    return service.serve_wsgi(app, conf.nfvo_api.api_host,
+                              conf.nfvo_api.api_port, PROG)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

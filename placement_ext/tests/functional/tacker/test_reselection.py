@@ -1,0 +1,118 @@
+"""Our zone reselection inside the real tacker-conductor, through
+Tacker's own v2 API, on the embedded cloud.
+
+Tacker's local NFVO grants every VNFC AZ-1; the tests fill AZ-1 first,
+so Tacker's first stack create fails there and
+``placement-ext-tacker-conductor``'s driver reselects. The VNF: VDU1 x2
+with a zone affinity rule, VDU2 x2 with a zone anti-affinity rule.
+"""
+
+from placement_ext.db import models
+from placement_ext.demo import tacker_api
+from placement_ext.tests.functional.tacker import base
+
+
+def _vnfc_info_id(inst: dict, vnfc: str) -> str:
+    """Tacker's vnfcInfo id (what heal takes) of VNFC ``VDU2-1``."""
+    info = inst['instantiatedVnfInfo']
+    vdu, _, idx = vnfc.rpartition('-')
+    res_id = next(r['id'] for r in info['vnfcResourceInfo']
+                  if r['vduId'] == vdu and r['metadata']['vdu_idx'] ==
+                  int(idx))
+    return next(v['id'] for v in info['vnfcInfo']
+                if v['vnfcResourceInfoId'] == res_id)
+
+
+class TestOurReselectionInTacker(base.TackerTestCase):
+
+    def test_instantiate_scale_out_and_heal_reselect_only_targets(self):
+        az1 = self.cloud.fill_zone('AZ-1')
+        inst_id, occ = self.instantiate()
+
+        self.assertCompleted(occ)
+        zones = self.zones(inst_id)
+        self.assertNotIn('AZ-1', zones.values())
+        self.assertEqual(zones['VDU1-0'], zones['VDU1-1'])     # affinity
+        self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])  # anti
+        [op] = self.operations(inst_id)
+        self.assertEqual(('INSTANTIATE', models.STATE_COMPLETED),
+                         (op.operation, op.state))
+        first, last = op.attempts[0], op.attempts[-1]
+        # Tacker's own try, recorded as our first attempt
+        self.assertEqual(('AZ-1', models.OUTCOME_INSUFFICIENT_CAPACITY),
+                         (first.zone, first.outcome))
+        self.assertIn('No valid host was found', first.error_text)
+        self.assertEqual(models.OUTCOME_SUCCESS, last.outcome)
+        self.assertEqual(op.placement, zones)
+        self.assertEqual(len(op.attempts), tacker_api.heat_attempts(
+            self.cloud.admin, inst_id))
+
+        # scale out: Tacker grants VDU1-2 AZ-1 (full); only it moves
+        occ = self.tacker.wait(self.tacker.lcm(
+            inst_id, 'scale', tacker_api.scale_out_request()))
+        self.assertCompleted(occ)
+        scaled = self.zones(inst_id)
+        self.assertNotEqual('AZ-1', scaled['VDU1-2'])
+        self.assertEqual(zones, {k: v for k, v in scaled.items()
+                                 if k != 'VDU1-2'})
+        scale_op = self.operations(inst_id)[-1]
+        self.assertEqual(('SCALE', ['VDU1-2']),
+                         (scale_op.operation, scale_op.params['targets']))
+
+        # heal VDU2-1 with its zone full and AZ-1 free again: only it moves
+        healed_zone = scaled['VDU2-1']
+        self.cloud.fill_zone(healed_zone)
+        for server in az1:
+            self.cloud.admin.compute.delete_server(server)
+        for server in az1:
+            self.cloud.admin.compute.wait_for_delete(server, wait=300)
+        occ = self.tacker.wait(self.tacker.lcm(
+            inst_id, 'heal', tacker_api.heal_request([_vnfc_info_id(
+                self.tacker.instance(inst_id), 'VDU2-1')])))
+        self.assertCompleted(occ)
+        healed = self.zones(inst_id)
+        self.assertNotEqual(healed_zone, healed['VDU2-1'])
+        self.assertNotEqual(healed['VDU2-0'], healed['VDU2-1'])
+        self.assertEqual({k: v for k, v in scaled.items() if k != 'VDU2-1'},
+                         {k: v for k, v in healed.items() if k != 'VDU2-1'})
+        heal_op = self.operations(inst_id)[-1]
+        self.assertEqual(('HEAL', ['VDU2-1']),
+                         (heal_op.operation, heal_op.params['targets']))
+
+    def test_other_heat_error_fails_at_once_with_heats_text(self):
+        # no zone is full, but the project may start no more servers:
+        # Heat fails with Nova's quota error, which no move can fix
+        used = len(list(self.cloud.admin.compute.servers()))
+        self.cloud.admin.set_compute_quotas('admin', instances=used + 1)
+        inst_id, occ = self.instantiate()
+
+        self.assertEqual('FAILED_TEMP', occ['operationState'])
+        self.assertIn('Quota exceeded for instances', occ['error']['detail'])
+        [op] = self.operations(inst_id)
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        [attempt] = op.attempts
+        self.assertEqual(models.OUTCOME_ERROR, attempt.outcome)
+        self.assertIn(op.id, occ['error']['detail'])
+
+
+class TestWithOurNfvoInFrontOfTacker(base.TackerTestCase):
+    """Tacker with ``[v2_nfvo] use_external_nfvo`` asking
+    placement-ext-nfvo, which also serves it the VNF package. (Named to
+    run after the other class: one restart of Tacker per run.)"""
+
+    def mode(self):
+        return base.external_nfvo(self.addon)
+
+    def test_grant_places_every_vnfc_where_it_fits_in_one_attempt(self):
+        self.cloud.fill_zone('AZ-1')
+        inst_id, occ = self.instantiate()
+
+        self.assertCompleted(occ)
+        zones = self.zones(inst_id)
+        self.assertNotIn('AZ-1', zones.values())
+        self.assertEqual(zones['VDU1-0'], zones['VDU1-1'])
+        self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])
+        # Heat's first stack create succeeded: no reselection was needed
+        self.assertEqual(1, tacker_api.heat_attempts(self.cloud.admin,
+                                                     inst_id))
+        self.assertEqual([], self.operations(inst_id))

@@ -1,0 +1,155 @@
+"""Addon ``tacker``: a real Tacker 16 (tacker-server, tacker-conductor)
+on the embedded cloud, its conductor started through OUR console script
+``placement-ext-tacker-conductor`` (Tacker with our zone reselection).
+
+Tacker uses the cloud's MariaDB (database ``tacker``), RabbitMQ and
+Keystone (service user ``tacker``, catalog type ``nfv-orchestration``).
+Our operation records go to database ``placement_ext_tacker``
+(``[placement_ext] database_connection``). The VIM is given in each
+instantiate request (``vimConnectionInfo``: the cloud's admin), so no VIM
+registration step is needed. Our NFVO, ``placement-ext-nfvo``,
+runs beside them (``<etc>/nfvo.conf``); Tacker uses it only when the
+mode file names it (``[v2_nfvo] use_external_nfvo``). Otherwise Tacker's
+local NFVO grants every VNFC ``AZ-1`` (the first of ``[v2_nfvo]
+test_grant_zone_list``), the zone the tests fill.
+
+``<etc>/tacker.conf`` is what the services read; tests and the benchmark
+switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
+(the last config file) and restarting ``tacker-conductor``.
+"""
+
+import pathlib
+
+from minicloud import addons
+from minicloud import procs
+from minicloud import services
+
+TACKER_PIN = 'tacker==16.0.0'
+CONDUCTOR = 'tacker-conductor'
+MODE_FILE = 'tacker-mode.conf'
+
+
+def _conf(ctx: addons.Context) -> dict:
+    s = ctx.settings
+    state = s.path('state', 'tacker')
+    return {
+        'DEFAULT': {
+            'bind_host': '127.0.0.1', 'bind_port': ctx.ports['tacker'],
+            'transport_url': ctx.transport_url(),
+            'auth_strategy': 'keystone',
+            'api_paste_config': ctx.venv / 'etc' / 'tacker' /
+            'api-paste.ini',
+            'state_path': state, 'debug': 'true',
+            'use_stderr': 'true',
+        },
+        'database': {'connection': ctx.db_url('tacker')},
+        'keystone_authtoken': ctx.authtoken('tacker'),
+        'oslo_concurrency': {'lock_path': state / 'lock'},
+        'oslo_messaging_notifications': {'driver': 'noop'},
+        'coordination': {'backend_url': f'file://{state / "coordination"}'},
+        'vnf_package': {'vnf_package_csar_path': state / 'vnfpackages'},
+        'glance_store': {'default_backend': 'file', 'stores': 'file',
+                         'default_store': 'file',
+                         'filesystem_store_datadir': state / 'csar_files'},
+        'v2_vnfm': {
+            'placement_fallback_best_effort': 'true',
+            # the embedded Heat fails a server in seconds; 3 minutes is
+            # ample under load and ends a stuck try well before a test
+            'openstack_vim_stack_create_timeout': 3,
+        },
+        # Tacker's local NFVO places every VNFC in the first zone and
+        # lists them all in the Grant's zones
+        'v2_nfvo': {'test_grant_zone_list': 'AZ-1,AZ-2,AZ-3',
+                    'vnf_package_cache_dir': state / 'vnf_package_cache'},
+        'placement_ext': {
+            'database_connection': ctx.db_url('placement_ext_tacker')},
+    }
+
+
+# the NFVO's OAuth 2.0 client: Tacker, when [v2_nfvo] use_external_nfvo
+NFVO_CLIENT = ('tacker-vnfm', 'tacker-vnfm-secret')
+
+
+def _admin_auth(ctx: addons.Context) -> dict:
+    # the NFVO reads the admin project's packages in Tacker, and Nova's
+    # aggregates and Placement (admin only)
+    return {**ctx.password_auth('admin'), 'project_name': 'admin',
+            'username': 'admin', 'password': 'admin'}
+
+
+def _nfvo_conf(ctx: addons.Context) -> dict:
+    auth = _admin_auth(ctx)
+    return {
+        'DEFAULT': {'debug': 'true', 'use_stderr': 'true'},
+        'nfvo_api': {'api_host': '127.0.0.1', 'api_port': ctx.ports['nfvo'],
+                     'client_id': NFVO_CLIENT[0],
+                     'client_secret': NFVO_CLIENT[1]},
+        'nova': auth, 'placement': auth, 'vnfpkgm': auth,
+    }
+
+
+def write_configs(ctx: addons.Context) -> None:
+    ctx.write_ini(ctx.etc / 'tacker.conf', _conf(ctx))
+    ctx.write_ini(ctx.etc / 'nfvo.conf', _nfvo_conf(ctx))
+    mode = ctx.etc / MODE_FILE
+    if not mode.exists():
+        mode.write_text('')
+    state = ctx.settings.path('state', 'tacker')
+    for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',
+                'vnf_package_cache'):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _config_args(ctx: addons.Context) -> list[str]:
+    return ['--config-file', str(ctx.etc / 'tacker.conf'),
+            '--config-file', str(ctx.etc / MODE_FILE)]
+
+
+def setup(ctx: addons.Context) -> None:
+    ctx.run('tacker-db-manage', [
+        ctx.bin('tacker-db-manage'), '--config-file',
+        str(ctx.etc / 'tacker.conf'), 'upgrade', 'head'])
+
+
+def _services(ctx: addons.Context) -> list[services.Service]:
+    env = ctx.env()
+    return [
+        services.Service('tacker-server', [
+            ctx.bin('tacker-server'), *_config_args(ctx)], env,
+            ctx.url('tacker') + '/'),
+        services.Service('placement-ext-nfvo', [
+            ctx.bin('placement-ext-nfvo'), '--config-file',
+            str(ctx.etc / 'nfvo.conf')], env, ctx.url('nfvo') + '/token'),
+        services.Service(CONDUCTOR, [
+            ctx.bin('placement-ext-tacker-conductor'), *_config_args(ctx)],
+            env),
+    ]
+
+
+def _ready(ctx: addons.Context) -> bool:
+    """The running conductor (its pid in its start line) has started its
+    service: its state reports begin once its RPC server runs."""
+    proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
+    log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
+    try:
+        text = log.read_text(errors='replace')
+    except OSError:
+        return False
+    started = text.rfind('placement-ext-tacker-conductor: starting Tacker ')
+    mine = f'(pid {proc.pid})' in text[started:started + 200]
+    return started >= 0 and mine and 'Service.report_state' in \
+        text[started:]
+
+
+ADDON = addons.Addon(
+    name='tacker',
+    pip_requirements=(TACKER_PIN,),
+    base_ports={'tacker': 19890, 'nfvo': 19891},
+    databases=('tacker', 'placement_ext_tacker'),
+    service_user='tacker',
+    catalog=(addons.CatalogEntry('nfv-orchestration', 'tacker', 'tacker'),),
+    write_configs=write_configs,
+    setup=setup,
+    services=_services,
+    ready=_ready,
+)
