@@ -24,6 +24,7 @@ from placement_ext.demo import cloud_config
 from placement_ext.demo import k8s_step
 from placement_ext.demo import services
 from placement_ext.demo import showcase
+from placement_ext.demo import tacker_step
 from placement_ext.manager import rpcapi as manager_rpcapi
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -34,6 +35,15 @@ BASE = ROOT / '.demo'
 def minicloud(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(MINICLOUD), *args], text=True,
                           capture_output=True, check=False)
+
+
+def minicloud_checked(*args: str) -> str:
+    """``minicloud ARGS``' output; exits the demo with its log on failure."""
+    result = minicloud(*args)
+    if result.returncode != 0:
+        sys.exit(f'minicloud {" ".join(args)} failed:\n{result.stdout}'
+                 f'{result.stderr}')
+    return result.stdout
 
 
 def cloud_status() -> dict:
@@ -107,8 +117,13 @@ def run_showcase(conf: object, transport: object, status: dict) -> dict:
     op = showcase.instantiate(conductor, context)
     showcase.draw(conn, op, BASE / 'placement.svg')
     # each further step needs the cloud's room (and the project's quota
-    # of 10 instances) for itself
-    showcase.say('Clearing the VNF and the other tenant\'s load')
+    # of 10 instances) for itself; Tacker's, with AZ-1 still full
+    showcase.delete_vnf(conn)
+    tacker = json.loads(minicloud_checked('addon', 'up', 'tacker') and
+                        minicloud_checked('addon', 'status', 'tacker'))
+    tacker_state = tacker_step.run(conn, tacker)
+    showcase.say('Clearing the Tacker VNF and the other tenant\'s load')
+    tacker_step.clean_up(conn, tacker, tacker_state)
     showcase.reset(conn)
     k8s_step.run(conn, status['clouds_yaml'], BASE / 'k8s.svg')
     k8s_step.reset(conn)

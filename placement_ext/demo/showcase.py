@@ -167,13 +167,18 @@ def connect(clouds_yaml: str) -> openstack.connection.Connection:
 
 def reset(conn: openstack.connection.Connection) -> None:
     """Delete what an earlier demo run left: its stack and servers."""
-    stack = conn.orchestration.find_stack('demo-vnf')
-    if stack is not None:
-        conn.orchestration.delete_stack(stack)
-        conn.orchestration.wait_for_delete(stack, wait=300)
+    delete_vnf(conn)
     leftovers = [s for s in conn.compute.servers(all_projects=True)
                  if s.name.startswith('tenant-load-')]
     for server in leftovers:
         conn.compute.delete_server(server)
     for server in leftovers:
         conn.compute.wait_for_delete(server, wait=300)
+
+
+def delete_vnf(conn: openstack.connection.Connection) -> None:
+    """Delete the showcase's VNF (its stack), keeping the other load."""
+    stack = conn.orchestration.find_stack('demo-vnf')
+    if stack is not None:
+        conn.orchestration.delete_stack(stack)
+        conn.orchestration.wait_for_delete(stack, wait=300)

@@ -71,3 +71,15 @@ def run(conn: openstack.connection.Connection, addon: dict) -> dict:
     return {'vnf_instance': inst_id, 'state': occ['operationState'],
             'zones': zones,
             'heat_attempts': sum(len(op.attempts) for op in ops) or 1}
+
+
+def clean_up(conn: openstack.connection.Connection, addon: dict,
+             state: dict) -> None:
+    """Terminate and delete the VNF through Tacker (its stack goes)."""
+    api = tacker_api.TackerApi(addon['urls']['tacker'], conn)
+    inst_id = state['vnf_instance']
+    if api.instance(inst_id).get('instantiationState') == 'INSTANTIATED':
+        occ = api.wait(api.lcm(inst_id, 'terminate',
+                               {'terminationType': 'FORCEFUL'}))
+        print(f'  Tacker terminated the VNF: {occ["operationState"]}')
+    api.call('DELETE', f'/vnflcm/v2/vnf_instances/{inst_id}')
