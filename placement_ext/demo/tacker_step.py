@@ -11,6 +11,7 @@ our reselection places the VNF, which Tacker then reports COMPLETED.
 
 import configparser
 import pathlib
+import time
 import uuid
 
 import openstack
@@ -19,6 +20,8 @@ from placement_ext import conf as pe_conf
 from placement_ext.db import api as db_api
 from placement_ext.demo import tacker_api
 from placement_ext.objects import operation as op_obj
+
+DELETE_TIMEOUT = 120
 
 
 def our_database(etc: str) -> db_api.Database:
@@ -82,4 +85,14 @@ def clean_up(conn: openstack.connection.Connection, addon: dict,
         occ = api.wait(api.lcm(inst_id, 'terminate',
                                {'terminationType': 'FORCEFUL'}))
         print(f'  Tacker terminated the VNF: {occ["operationState"]}')
-    api.call('DELETE', f'/vnflcm/v2/vnf_instances/{inst_id}')
+    # Tacker releases the instance's LCM lock a moment after the
+    # terminate occurrence reads COMPLETED (409 until then)
+    deadline = time.monotonic() + DELETE_TIMEOUT
+    while True:
+        try:
+            api.call('DELETE', f'/vnflcm/v2/vnf_instances/{inst_id}')
+            return
+        except tacker_api.TackerError as exc:
+            if exc.status != 409 or time.monotonic() > deadline:
+                raise
+        time.sleep(2)
