@@ -114,9 +114,13 @@ def ensure_addon(name: str) -> dict:
 
 
 def use_addon(test: unittest.TestCase, name: str) -> dict:
-    """Like :func:`use_cloud`, plus addon ``name`` running on the cloud."""
-    cloud = use_cloud(test)
+    """Like :func:`use_cloud`, plus addon ``name`` running on the cloud.
+
+    The addon starts first: the connections of :class:`MiniCloud` are
+    made afterwards, so their catalog holds the addon's endpoints.
+    """
     try:
+        ensure_cloud()
         status = ensure_addon(name)
     except (CloudUnavailable, OSError, ValueError,
             subprocess.TimeoutExpired) as exc:
@@ -124,7 +128,7 @@ def use_addon(test: unittest.TestCase, name: str) -> dict:
         if backends.in_ci():
             test.fail(reason)
         test.skipTest(reason)
-    return {'cloud': cloud, **status}
+    return {'cloud': use_cloud(test), **status}
 
 
 def use_cloud(test: unittest.TestCase) -> 'MiniCloud':
