@@ -87,7 +87,12 @@ class TestMinicloudCommands(base.CloudTestCase):
         placement = self.cloud.admin.placement
         sizes = {h['host']: h for hs in self.cloud.zones.values()
                  for h in hs}
-        for rp in placement.resource_providers():
+        # the compute nodes: reservation providers (blazar_<host>, kept
+        # by earlier tests) are their children
+        nodes = [rp for rp in placement.resource_providers()
+                 if rp.parent_provider_id is None]
+        self.assertEqual(sorted(sizes), sorted(rp.name for rp in nodes))
+        for rp in nodes:
             inv = {i.resource_class: i for i in
                    placement.resource_provider_inventories(rp)}
             host = sizes[rp.name]
