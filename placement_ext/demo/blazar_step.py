@@ -3,11 +3,11 @@ served by our plugin inside the real blazar-manager, and the reserved
 servers in the placement picture.
 
 Brings up the minicloud addon ``blazar`` (blazar-api and blazar-manager
-with ``placement_ext.instance.plugin``), enrols the hosts of one zone
+with our ``physical:host`` and instance plugins), enrols the hosts of one zone
 with ``openstack reservation host create``, reserves more instances than
 hosts with affinity None, boots them with the lease's private flavor and
 draws them (orange: reserved). :func:`clean_up` deletes the lease (its
-servers go with it); the hosts stay enrolled.
+servers go with it) and the hosts from Blazar.
 """
 
 import dataclasses
@@ -73,7 +73,7 @@ def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
         'hypervisor_hostname')}
     for host in hosts:
         if host not in enrolled:
-            _drop_leftover(admin, host)
+            # our host plugin reuses a blazar_<host> an earlier run kept
             _openstack(addon, clouds, 'admin', 'reservation', 'host',
                        'create', host, output=False)
             print(f'  openstack reservation host create {host}')
@@ -100,19 +100,8 @@ def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
         print(f"  {provider['name']}: " + ', '.join(
             f"{rc} total {inv['total']}" for rc, inv in inventory.items()))
     _draw(admin, servers, picture_path)
-    return {'addon': addon, 'providers': providers, 'lease': lease['id']}
-
-
-def _drop_leftover(conn: openstack.connection.Connection, host: str) -> None:
-    """Blazar's host create refuses an existing ``blazar_<host>`` (our
-    own host delete keeps it, empty): remove it first."""
-    found = conn.placement.get(f'/resource_providers?name=blazar_{host}',
-                               microversion=V).json()['resource_providers']
-    for provider in found:
-        conn.placement.delete(f'/resource_providers/{provider["uuid"]}',
-                              microversion=V)
-        print(f'  removed the empty provider blazar_{host} left by an '
-              f'earlier run')
+    return {'addon': addon, 'providers': providers, 'lease': lease['id'],
+            'hosts': hosts}
 
 
 def _provider(conn: openstack.connection.Connection, host: str) -> dict:
@@ -162,12 +151,25 @@ def _draw(admin: openstack.connection.Connection, servers: list,
     print(f'  wrote {path} (open it in a browser)')
 
 
-def clean_up(status: dict, state: dict) -> None:
-    """Delete the lease (its servers go with it). The hosts stay enrolled
-    in Blazar: its host delete removes their ``blazar_<host>`` providers,
-    which nova-compute cached (``doc/source/blazar.rst``)."""
-    _openstack(state['addon'], status['clouds_yaml'], 'admin',
-               'reservation', 'lease', 'delete', state['lease'],
-               output=False)
+def clean_up(status: dict, state: dict, timeout: float = 300) -> None:
+    """Delete the lease (its servers go with it), then the hosts from
+    Blazar: their ``blazar_<host>`` providers stay, empty, so builds on
+    them work at once and a later enrolment reuses them."""
+    addon, clouds = state['addon'], status['clouds_yaml']
+    _openstack(addon, clouds, 'admin', 'reservation', 'lease', 'delete',
+               state['lease'], output=False)
     print(f"  lease {state['lease']} deleted; its servers, flavor, class "
           f"and inventories go with it")
+    deadline = time.monotonic() + timeout
+    for host in state.get('hosts', []):
+        while True:
+            try:
+                # refused while the lease's servers are still going
+                _openstack(addon, clouds, 'admin', 'reservation', 'host',
+                           'delete', host, output=False)
+                break
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(2)
+        print(f'  openstack reservation host delete {host}')

@@ -1,7 +1,7 @@
-"""Blazar 18 (blazar-api, blazar-manager) with our instance plugin loaded.
+"""Blazar 18 (blazar-api, blazar-manager) with our plugins loaded.
 
-blazar.conf names ``physical.host.plugin,placement_ext.instance.plugin``
-in ``[manager] plugins`` and nothing else of ours: the plugin takes its
+blazar.conf names ``placement_ext.host.plugin,placement_ext.instance.plugin``
+in ``[manager] plugins`` and nothing else of ours: the plugins take their
 credentials, free pool and database (``blazar_placement_ext``) from it.
 Notifications are off. Files ``*.conf`` in ``etc/blazar/blazar.conf.d``
 override blazar.conf (the functional tests put upstream's
@@ -20,7 +20,7 @@ from minicloud import configs
 from minicloud import health
 from minicloud import services
 
-PLUGINS = 'physical.host.plugin,placement_ext.instance.plugin'
+PLUGINS = 'placement_ext.host.plugin,placement_ext.instance.plugin'
 OUR_DATABASE = 'blazar_placement_ext'
 _API_RUNNER = ('import sys, threading; from blazar.cmd import api; '
                'api.main(); [t.join() for t in threading.enumerate() '

@@ -174,7 +174,25 @@ def ensure_venv(ctx: Context, addon: Addon) -> None:
             stdout=out, stderr=subprocess.STDOUT, env=env)
     if result.returncode != 0:
         raise RuntimeError(f'pip install for {addon.name} failed: see {log}')
+    _forget_entry_point_caches(ctx.venv)
     stamp.write_text(_stamp(addon) + '\n')
+
+
+def _forget_entry_point_caches(venv: pathlib.Path) -> None:
+    """Drop stevedore's entry point caches of the venv's interpreter.
+
+    stevedore keys them on path mtimes packed as 32-bit floats (about two
+    minutes apart look alike), so a reinstall soon after a service start
+    went unseen: a new plugin of ours was not found.
+    """
+    cache = pathlib.Path(os.environ.get(
+        'XDG_CACHE_HOME', pathlib.Path.home() / '.cache'),
+        'python-entrypoints')
+    for path in cache.glob('*'):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            python = json.loads(path.read_text()).get('sys.executable', '')
+            if python.startswith(f'{venv}/'):
+                path.unlink()
 
 
 # -- databases and identity ------------------------------------------------

@@ -24,8 +24,10 @@ default (``doc/source/blazar.rst``).
 This module imports blazar and runs only inside blazar-manager.
 """
 
+import contextlib
 import datetime
 import threading
+from collections.abc import Iterator
 
 from blazar import context as blazar_context
 from blazar import exceptions as blazar_exc
@@ -49,7 +51,7 @@ QUERY_TYPE_ALLOCATION = 'allocation'
 _ALLOCATION_KEYS = ('id', 'lease_id', 'start_date', 'end_date')
 
 
-def _blazar_error(exc: exception.PlacementExtError) -> Exception:
+def blazar_error(exc: exception.PlacementExtError) -> Exception:
     """Our error as the Blazar exception its API renders (by class name)."""
     if isinstance(exc, exception.NoCapacity):
         return manager_exc.NotEnoughHostsAvailable(str(exc))
@@ -60,6 +62,33 @@ def _blazar_error(exc: exception.PlacementExtError) -> Exception:
     if isinstance(exc, exception.Conflict):
         return manager_exc.CantUpdateParameter(str(exc))
     return blazar_exc.BlazarException(str(exc))
+
+
+@contextlib.contextmanager
+def blazar_errors(what: str) -> Iterator[None]:
+    """Our errors raised as Blazar's (its API renders those)."""
+    try:
+        yield
+    except exception.PlacementExtError as exc:
+        LOG.warning('%(what)s refused: %(error)s',
+                    {'what': what, 'error': exc})
+        raise blazar_error(exc) from exc
+
+
+def plugin_opts() -> list:
+    """Options of our plugins' blazar.conf groups."""
+    return [cfg.StrOpt(
+        'placement_ext_config_file',
+        help='An optional placement_ext configuration file whose '
+             'options override those derived from blazar.conf '
+             '(database, credentials, free pool).')]
+
+
+def placement_ext_conf(resource_type: str) -> cfg.ConfigOpts:
+    """Our configuration from blazar.conf and the plugin's optional file
+    (its group is registered by blazar-manager before any call)."""
+    extra = CONF[resource_type].placement_ext_config_file
+    return translate.build_conf(CONF, [extra] if extra else [])
 
 
 class InstancePlugin(base.BasePlugin):
@@ -79,11 +108,7 @@ class InstancePlugin(base.BasePlugin):
         self.monitor.register_healing_handler(self.heal_reservations)
 
     def get_plugin_opts(self) -> list:
-        return [cfg.StrOpt(
-            'placement_ext_config_file',
-            help='An optional placement_ext configuration file whose '
-                 'options override those derived from blazar.conf '
-                 '(database, credentials, free pool).')]
+        return plugin_opts()
 
     def setup(self, conf: object) -> None:
         """Build the workflows and finish what a killed manager left."""
@@ -92,19 +117,13 @@ class InstancePlugin(base.BasePlugin):
     def _workflows(self) -> 'adapter_wf.BlazarReservations':
         with self._lock:
             if self._adapter is None:
-                extra = CONF[self.resource_type].placement_ext_config_file
-                conf = translate.build_conf(CONF, [extra] if extra else [])
                 self._adapter = adapter_wf.BlazarReservations.from_conf(
-                    conf, blazar_db)
+                    placement_ext_conf(self.resource_type), blazar_db)
             return self._adapter
 
     def _call(self, method: str, *args: object) -> object:
-        try:
+        with blazar_errors(method):
             return getattr(self._workflows(), method)(*args)
-        except exception.PlacementExtError as exc:
-            LOG.warning('%(method)s refused: %(error)s',
-                        {'method': method, 'error': exc})
-            raise _blazar_error(exc) from exc
 
     # -- BasePlugin ----------------------------------------------------------
 

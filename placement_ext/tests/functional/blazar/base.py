@@ -1,13 +1,10 @@
 """The real blazar-api and blazar-manager (minicloud addon ``blazar``)
-with our plugin, driven through python-blazarclient.
+with our plugins, driven through python-blazarclient.
 
 The pool is the two hosts of the cloud's last zone, enrolled through
-Blazar (``host create``) once for the test class and deleted at its end.
-Blazar's host delete removes the ``blazar_<host>`` provider, which
-nova-compute has cached (builds on the host then fail until its next
-refresh); the class end puts the provider back under the same UUID,
-empty, as our own host delete leaves it. A leftover provider from an
-earlier run is removed before enrolling (Blazar refuses to create it).
+Blazar (``host create``, our ``physical:host`` plugin) once for the test
+class and deleted through it at its end: the ``blazar_<host>`` provider
+stays, empty, and is reused by the next enrolment.
 """
 
 import configparser
@@ -31,7 +28,6 @@ from placement_ext.tests import backends
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
 
-V = (1, 39)
 TIMEOUT = 180
 DATE = '%Y-%m-%d %H:%M'
 
@@ -39,7 +35,6 @@ DATE = '%Y-%m-%d %H:%M'
 class BlazarTestCase(testtools.TestCase):
 
     pool: list[str] = []
-    _providers: dict[str, dict] = {}
 
     def setUp(self):
         super().setUp()
@@ -90,37 +85,23 @@ class BlazarTestCase(testtools.TestCase):
     def _enrol(self, hosts):
         """Enrol ``hosts`` in Blazar (the demo may have done it)."""
         known = {h['hypervisor_hostname'] for h in self.admin.host.list()}
-        leftovers = [p for p in map(self.res.placement.reservation_provider,
-                                    set(hosts) - known) if p is not None]
-        for provider in leftovers:
-            self.placement.request(
-                'DELETE', f'/resource_providers/{provider.uuid}',
-                what='test', microversion=V, ok=(204, 404))
-        if leftovers:
-            # nova-compute forgets the deleted provider at its refresh
-            time.sleep(test_cloud.compute_cache_refresh(
-                cloud_fixture.ensure_cloud()) + 1)
         for host in hosts:
             if host not in known:
                 self.admin.host.create(host)
-            provider = self.res.placement.reservation_provider(host)
-            BlazarTestCase._providers[host] = {
-                'name': provider.name, 'uuid': provider.uuid,
-                'parent_provider_uuid': provider.parent_provider_uuid}
         BlazarTestCase.pool = list(hosts)
         BlazarTestCase._admin = self.admin
-        BlazarTestCase._placement = self.placement
 
     @classmethod
     def _retire_pool(cls):
         for host in cls._admin.host.list():
             if host['hypervisor_hostname'] in cls.pool:
                 cls._admin.host.delete(host['id'])
-        for body in cls._providers.values():
-            cls._placement.request('POST', '/resource_providers',
-                                   what='test', microversion=V, json=body,
-                                   ok=(200, 409))
         cls.pool = []
+
+    def blazar_host(self, name):
+        """Blazar's record of the host ``name``, or None."""
+        return next((h for h in self.admin.host.list()
+                     if h['hypervisor_hostname'] == name), None)
 
     def _delete_leases(self):
         for lease in self.admin.lease.list():

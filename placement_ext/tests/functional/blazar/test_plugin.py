@@ -1,8 +1,10 @@
 """Our instance plugin inside the real blazar-manager, through
 python-blazarclient and blazar-api: reserved capacity is what Nova
 grants, overlapping leases that upstream's plugin accepts are refused,
-a lease deleted while active or ended leaves nothing, and a manager
-killed in the middle of a lease start finishes it after its restart."""
+a lease deleted while active or ended leaves nothing, a manager
+killed in the middle of a lease start finishes it after its restart, and
+a host deleted from Blazar takes ordinary builds at once and can be
+enrolled again (our ``physical:host`` plugin)."""
 
 import contextlib
 import os
@@ -15,7 +17,7 @@ from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
 
 UPSTREAM = ('[manager]\n'
-            'plugins = physical.host.plugin,virtual.instance.plugin\n')
+            'plugins = placement_ext.host.plugin,virtual.instance.plugin\n')
 HOST_RESERVATION = {'resource_type': 'physical:host', 'min': 1, 'max': 1,
                     'hypervisor_properties': '', 'resource_properties': ''}
 _borrowed = test_cloud.CloudReservationTestCase
@@ -65,6 +67,30 @@ class TestBlazarPlugin(base.BlazarTestCase):
         self.demo.lease.delete(lease['id'])
         self.wait_for(lambda: not self.admin.lease.list(), 'lease deleted')
         self.assert_nothing_left(res, servers)
+
+    def test_host_delete_then_ordinary_build_at_once_and_re_enrol(self):
+        host = self.pool[0]
+        provider = self.res.placement.reservation_provider(host)
+        self.admin.host.delete(self.blazar_host(host)['id'])
+        self.addCleanup(self._enrol, self.pool)
+        # kept, empty: nova-compute's cached tree stays valid
+        kept = self.res.placement.reservation_provider(host)
+        self.assertEqual(provider.uuid, kept.uuid)
+        self.assertEqual({}, self.res.placement.inventories(kept.uuid)[1])
+        # out of the free pool: an ordinary server lands on it at once
+        server = self.cloud.boot_server(self.zone, conn=self.cloud.demo)
+        self.addCleanup(self.cloud.demo.compute.delete_server, server,
+                        ignore_missing=True)
+        self.assertEqual('ACTIVE', server.status, self.faults([server]))
+        self.assertEqual([host], self.hosts_of([server]))
+        self.cloud.demo.compute.delete_server(server)
+        self.cloud.demo.compute.wait_for_delete(server, wait=base.TIMEOUT)
+        # enrolled again: the same provider, reservable again
+        self.admin.host.create(host)
+        self.assertEqual(provider.uuid,
+                         self.res.placement.reservation_provider(host).uuid)
+        lease = self.create_lease(cloud_fixture.unique_name('back'), 4)
+        self.lease_status(lease['id'], 'ACTIVE')
 
     def assert_nothing_left(self, res, servers):
         admin = self.cloud.admin
