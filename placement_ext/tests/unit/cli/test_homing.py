@@ -172,23 +172,15 @@ class TestSelectService(ServiceTestCase):
         self.assertEqual('cloud type Azure costs -1000',
                          result['selected']['cost_basis'])
 
-    def test_a_cost_file_too_deep_names_the_option(self):
-        path = self.write('costs.yaml', '[' * 5000 + ']' * 5000)
+    def test_a_bad_or_too_deep_cost_file_names_the_option(self):
         request = selection_request(policy={'content': {
             'cloud-cost-evaluation': True, 'cloud-deployment-intent': {}}})
-        error = self.assertRaises(exception.InvalidInput, homing.select,
-                                  self.make_conf(cost_file=path), request,
-                                  FakeClients())
-        self.assertEqual(homing.COST_FILE_OPTION, error.field)
-
-    def test_a_bad_cost_file_names_the_option(self):
-        path = self.write('costs.yaml', '{cloud_types: [1')
-        request = selection_request(policy={'content': {
-            'cloud-cost-evaluation': True, 'cloud-deployment-intent': {}}})
-        error = self.assertRaises(exception.InvalidInput, homing.select,
-                                  self.make_conf(cost_file=path), request,
-                                  FakeClients())
-        self.assertEqual(homing.COST_FILE_OPTION, error.field)
+        for content in ('{cloud_types: [1', '[' * 5000 + ']' * 5000):
+            path = self.write('costs.yaml', content)
+            error = self.assertRaises(exception.InvalidInput, homing.select,
+                                      self.make_conf(cost_file=path),
+                                      request, FakeClients())
+            self.assertEqual(homing.COST_FILE_OPTION, error.field)
 
     def test_bad_requests_name_the_field(self):
         for request, field in (
