@@ -25,8 +25,10 @@ class VnfPackages:
 
         :raises NotFound: no ONBOARDED package has that VNFD.
         """
-        packages = self._get(_PACKAGES, 'list VNF packages', params={
-            'filter': f'(eq,vnfdId,{vnfd_id})'}).json()
+        packages = _json_list(self._get(_PACKAGES, 'list VNF packages',
+                                        params={'filter':
+                                                f'(eq,vnfdId,{vnfd_id})'}),
+                              'list VNF packages')
         for package in packages:
             if package.get('vnfdId') == vnfd_id and \
                     package.get('onboardingState') == 'ONBOARDED':
@@ -59,3 +61,23 @@ class VnfPackages:
         except ks_exc.HttpError as exc:
             raise exception.ServiceError(service='tacker',
                                          reason=f'{what}: {exc}')
+
+
+def _json_list(response: object, what: str) -> list[dict]:
+    """The JSON list of objects Tacker answered.
+
+    :raises ServiceError: anything else (an HTML login page, a proxy's
+        error page answered with 200).
+    """
+    try:
+        document = response.json()
+    except ValueError:
+        document = None
+    if not isinstance(document, list) or not all(
+            isinstance(item, dict) for item in document):
+        kind = response.headers.get('Content-Type', 'no content type')
+        raise exception.ServiceError(
+            service='tacker',
+            reason=f'{what}: the answer is not a JSON list of objects '
+                   f'({kind})')
+    return document

@@ -57,9 +57,16 @@ class FakePlacement:
 class FakeClients:
     """RegionOne: AZ-1 takes 1 more, AZ-2 takes 5; quota allows 4."""
 
-    def __init__(self, unreachable=()):
+    def __init__(self, unreachable=(), account_error=None):
         self.unreachable = unreachable
+        self.account_error = account_error
         self.built = []
+        self.authentications = 0
+
+    def authenticate(self):
+        self.authentications += 1
+        if self.account_error:
+            raise self.account_error
 
     def nova(self, region):
         self._check(region)
