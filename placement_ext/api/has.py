@@ -34,6 +34,7 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.api import wsgi
 from placement_ext.db import models
+from placement_ext.decision import has_plan
 from placement_ext.objects import plan as plan_obj
 from placement_ext.schemas import validate
 
@@ -122,7 +123,7 @@ class PlanApp(wsgi.Api):
         started = time.monotonic()
         body = wsgi.read_json(request, self.max_body)
         validate.validate(PLAN_REQUEST, body, 'plan')
-        self._check_demands(body['template'])
+        has_plan.check_demand_count(body['template'], self._max_demands)
         limit = body.get('limit', 1)
         timeout = body.get('timeout', self._default_timeout)
         plan = plan_obj.create(
@@ -132,15 +133,6 @@ class PlanApp(wsgi.Api):
         plan = self._finish(plan, limit, started + timeout, timeout)
         return wsgi.json_response(201, {'plan': plan.answer(
             _self_link(request, plan.id))})
-
-    def _check_demands(self, template: dict) -> None:
-        demands = template.get('demands')
-        if isinstance(demands, dict) and len(demands) > self._max_demands:
-            raise exception.InvalidInput(
-                field='template.demands',
-                reason=f'has {len(demands)} demands; a plan may have at '
-                       f'most {self._max_demands} ([homing] '
-                       f'max_plan_demands)')
 
     def _finish(self, plan: plan_obj.Plan, limit: int, deadline: float,
                 timeout: int) -> plan_obj.Plan:

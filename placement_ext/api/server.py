@@ -55,6 +55,6 @@ class HttpServer:
         server = self._server
         server.accepting = False
         server.task_dispatcher.shutdown(cancel_pending=False, timeout=5)
-        while server._map:
+        while server._map:  # run() returns once nothing is left to poll
             for dispatcher in list(server._map.values()):
-                dispatcher.handle_close()
+                dispatcher.close()

@@ -51,10 +51,9 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
     :raises InvalidInput: a template we cannot honour, or more demands
         than ``[homing] max_plan_demands``, naming the field.
     """
+    has_plan.check_demand_count(template, conf.homing.max_plan_demands)
     candidates = regions(conf)
     requests = has_plan.translate(template)
-    _check_count(len(requests), conf.homing.max_plan_demands,
-                 'template.demands', 'demands', 'max_plan_demands')
     solved, dropped, calls = [], {}, collections.Counter()
     for request in requests:
         selection, used, timed_out = _selection(

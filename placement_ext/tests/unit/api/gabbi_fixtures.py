@@ -31,6 +31,8 @@ from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.cli import test_homing
 
 _CURRENT = {}
+# the database of the running fixture
+ACTIVE = {}
 
 
 def current_app() -> object:
@@ -47,6 +49,7 @@ class _ApiFixture(gabbi_fixture.GabbiFixture):
     def start_fixture(self) -> None:
         self.database = db_fixture.Database()
         self.database.setUp()
+        ACTIVE['database'] = self.database
         _CURRENT['app'] = self.build(self.database)
 
     def stop_fixture(self) -> None:
