@@ -185,7 +185,11 @@ class Api:
                 code=errors.INTERNAL), self.style)
 
     def _route(self, request: webob.Request) -> tuple[Route, dict]:
-        path = request.path_info or '/'
+        try:
+            path = request.path_info or '/'
+        except UnicodeDecodeError:  # WSGI gives the path as latin-1
+            raise ApiError(400, 'the path is not UTF-8 text', field='path',
+                           code=errors.INVALID_INPUT)
         for route in self.routes:
             match = route.pattern.match(path)
             if match:

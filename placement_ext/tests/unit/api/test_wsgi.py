@@ -91,6 +91,13 @@ class HttpLayerTests:
         self.assertEqual(413, response.status_int)
         self.assertLessEqual(stream.read_bytes, 2 * 64 * 1024)
 
+    def test_a_path_that_is_not_utf8_is_400(self):
+        request = webob.Request.blank('/')
+        # what a WSGI server makes of %FF in the URL
+        request.environ['PATH_INFO'] = self.PATH + '/\xff'
+        self.app_authenticates(request)
+        self.assertEqual(400, request.get_response(self.app).status_int)
+
     def test_a_30k_deep_document_is_400(self):
         request = webob.Request.blank(self.PATH, method='POST', body=DEEP)
         self.app_authenticates(request)
