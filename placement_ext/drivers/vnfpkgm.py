@@ -38,16 +38,18 @@ class VnfPackages:
     def content(self, vnfd_id: str) -> bytes:
         """The package's CSAR (zip)."""
         package = self.info(vnfd_id)
-        return self._get(f'{_PACKAGES}/{package["id"]}/package_content',
-                         'fetch VNF package content',
-                         headers={'Accept': 'application/zip'}).content
+        return _zip(self._get(f'{_PACKAGES}/{package["id"]}/package_content',
+                              'fetch VNF package content',
+                              headers={'Accept': 'application/zip'}),
+                    'fetch VNF package content')
 
     def vnfd(self, vnfd_id: str) -> bytes:
         """The package's VNFD files (zip)."""
         package = self.info(vnfd_id)
-        return self._get(f'{_PACKAGES}/{package["id"]}/vnfd',
-                         'fetch VNFD', headers={
-                             'Accept': 'application/zip'}).content
+        return _zip(self._get(f'{_PACKAGES}/{package["id"]}/vnfd',
+                              'fetch VNFD',
+                              headers={'Accept': 'application/zip'}),
+                    'fetch VNFD')
 
     def _get(self, path: str, what: str, **kwargs: object) -> object:
         try:
@@ -81,3 +83,17 @@ def _json_list(response: object, what: str) -> list[dict]:
             reason=f'{what}: the answer is not a JSON list of objects '
                    f'({kind})')
     return document
+
+
+def _zip(response: object, what: str) -> bytes:
+    """The zip file Tacker answered.
+
+    :raises ServiceError: anything else (an HTML page answered with 200
+        is Tacker's or its proxy's fault, not the package's).
+    """
+    if not response.content.startswith(b'PK'):
+        kind = response.headers.get('Content-Type', 'no content type')
+        raise exception.ServiceError(
+            service='tacker', reason=f'{what}: the answer is not a zip '
+                                     f'file ({kind})')
+    return response.content

@@ -67,13 +67,20 @@ class FakeTacker:
             headers: dict | None = None) -> requests.Response:
         response = requests.Response()
         response.status_code = 200
-        if (params or {}).get('filter', '').endswith('vnfd-html)'):
+        if (params or {}).get('filter', '').endswith('vnfd-html)') or \
+                path.endswith('/pkg-html/vnfd'):
             response._content = b'<html><body>Login</body></html>'
             response.headers['Content-Type'] = 'text/html'
         elif path.endswith(('/package_content', '/vnfd')):
             response._content = b'PK zip'
         else:
-            response._content = json.dumps([self.PACKAGE]).encode()
+            vnfd = (params or {}).get('filter', '')[len('(eq,vnfdId,'):-1]
+            package = dict(self.PACKAGE, vnfdId=vnfd)
+            if vnfd == 'vnfd-zip-html':
+                package['id'] = 'pkg-html'
+            response._content = json.dumps(
+                [package] if vnfd in ('vnfd-1', 'vnfd-zip-html') else []
+            ).encode()
         return response
 
 
