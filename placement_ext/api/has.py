@@ -23,7 +23,7 @@ Request handling only: translation is ``decision.has_plan``, solving
 "title", "message", "field"?}}``.
 """
 
-import concurrent.futures
+import threading
 import time
 from collections.abc import Callable
 
@@ -90,10 +90,8 @@ class PlanApp(wsgi.Api):
         self._credentials = (username, password or '') if username else None
         self._default_timeout = default_timeout
         self._max_demands = max_demands
-        # solving runs here, so a request stops waiting at its deadline
-        # even when a region's service hangs the solver
-        self._solvers = concurrent.futures.ThreadPoolExecutor(
-            solvers, thread_name_prefix='plan-solver')
+        # plans solved at once (see _solve_by)
+        self._slots = threading.BoundedSemaphore(solvers)
 
     def authenticate(self, request: webob.Request) -> None:
         if self._credentials is None:
@@ -136,12 +134,9 @@ class PlanApp(wsgi.Api):
 
     def _finish(self, plan: plan_obj.Plan, limit: int, deadline: float,
                 timeout: int) -> plan_obj.Plan:
-        future = self._solvers.submit(self._solve, plan.template, limit,
-                                      deadline)
         try:
-            answer = future.result(max(0.0, deadline - time.monotonic()))
-        except concurrent.futures.TimeoutError:
-            future.cancel()  # when it still waits for a solver
+            answer = self._solve_by(plan, limit, deadline)
+        except TimeoutError:
             LOG.warning('Plan %s: its timeout of %s s passed', plan.id,
                         timeout)
             return plan_obj.finish(
@@ -164,6 +159,42 @@ class PlanApp(wsgi.Api):
             recommendations=answer['recommendations'],
             detail={'dropped': answer['dropped'],
                     'calls': answer['calls']})
+
+    def _solve_by(self, plan: plan_obj.Plan, limit: int,
+                  deadline: float) -> dict:
+        """The solver's answer, in a thread of its own, waited for until
+        ``deadline`` only: a region whose services hang keeps its thread
+        (daemon: it never holds up a stop), not the request.
+
+        :raises TimeoutError: no solver was free, or the answer did not
+            come, by ``deadline``.
+        """
+        if not self._slots.acquire(timeout=_left(deadline)):
+            raise TimeoutError
+        outcome: dict = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                outcome['answer'] = self._solve(plan.template, limit,
+                                                deadline)
+            except BaseException as exc:  # handed to the request thread
+                outcome['error'] = exc
+            finally:
+                self._slots.release()
+                done.set()
+
+        threading.Thread(target=run, name=f'plan-{plan.id}',
+                         daemon=True).start()
+        if not done.wait(_left(deadline)):
+            raise TimeoutError
+        if 'error' in outcome:
+            raise outcome['error']
+        return outcome['answer']
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
 
 
 def _self_link(request: webob.Request, plan_id: str) -> str:
