@@ -28,6 +28,7 @@ from placement_ext.api import nfvo
 from placement_ext.conductor import homing
 from placement_ext.drivers import vnfpkgm
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.api import test_has
 from placement_ext.tests.unit.cli import test_homing
 
 _CURRENT = {}
@@ -114,14 +115,8 @@ class HungClients(test_homing.FakeClients):
         return super().nova(region)
 
 
-REGIONS = [
-    {'cloud_owner': 'Owner', 'region_id': 'RegionOne',
-     'cloud_type': 'OpenStack', 'latitude': 45.4, 'longitude': -71.2,
-     'availability_zone': 'AZ-1'},
-    {'cloud_owner': 'Owner', 'region_id': 'RegionOne',
-     'cloud_type': 'OpenStack', 'latitude': 45.6, 'longitude': -71.0,
-     'availability_zone': 'AZ-2'},
-]
+# the two zones of RegionOne
+REGIONS = test_has.REGIONS[:2]
 HUNG = {'cloud_owner': 'Owner', 'region_id': 'Hung',
         'cloud_type': 'OpenStack', 'latitude': 45.5, 'longitude': -71.1}
 
