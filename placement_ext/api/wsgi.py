@@ -162,6 +162,17 @@ class Api:
 
     @webob.dec.wsgify
     def __call__(self, request: webob.Request) -> webob.Response:
+        response = self._answer(request)
+        # the access log line (the server writes none)
+        LOG.info('%(client)s "%(method)s %(path)s" %(status)s', {
+            'client': request.client_addr, 'method': request.method,
+            # escaped: a path may hold newlines or any byte
+            'path': exception.shorten(
+                ascii(request.environ.get('PATH_INFO', ''))[1:-1], 300),
+            'status': response.status_int})
+        return response
+
+    def _answer(self, request: webob.Request) -> webob.Response:
         try:
             body_length(request, self.max_body)
             route, args = self._route(request)
