@@ -4,9 +4,12 @@ before the application runs (time, connections, threads, memory)."""
 import concurrent.futures
 import socket
 import threading
+import types
 
+import fixtures
 import testtools
 
+from placement_ext import service
 from placement_ext.api import server as http_server
 
 MAX_BODY = 64 * 1024
@@ -112,3 +115,22 @@ def _read_all(sock):
         if not chunk:
             return data
         data += chunk
+
+
+class TestServeWsgi(testtools.TestCase):
+
+    def test_an_address_in_use_is_one_line_and_exit_1(self):
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(('127.0.0.1', 0))
+        taken.listen(1)
+        stderr = self.useFixture(fixtures.StringStream('stderr'))
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr.stream))
+        opts = types.SimpleNamespace(
+            api_workers=1, api_connection_limit=1, api_client_timeout=1,
+            api_max_body_size=1024)
+        self.assertEqual(1, service.serve_wsgi(
+            lambda environ, start: [], '127.0.0.1',
+            taken.getsockname()[1], 'prog', opts))
+        self.assertIn('prog: cannot listen on 127.0.0.1:',
+                      stderr.getDetails()['stderr'].as_text())
