@@ -35,6 +35,8 @@ LOG = logging.getLogger(__name__)
 
 GRANTS = '/grant/v1/grants'
 _PACKAGES = '/vnfpkgm/v2/onboarded_vnf_packages'
+# a token request is a few form fields; anyone may send one
+TOKEN_MAX_BODY = 8 * 1024
 
 # decide(request, grant_id, grant_href) -> the Grant (a dict);
 # raises GrantRefused with the evaluator's reason.
@@ -55,7 +57,8 @@ class NfvoApp(wsgi.Api):
                  token_lifetime: int = 3600,
                  max_body: int = 16 * 1024 * 1024) -> None:
         super().__init__([
-            wsgi.Route(r'^/token$', public=True, POST=self._token),
+            wsgi.Route(r'^/token$', public=True, max_body=TOKEN_MAX_BODY,
+                       POST=self._token),
             wsgi.Route(f'^{GRANTS}$', POST=self._grant),
             wsgi.Route(f'^{GRANTS}/(?P<grant_id>[A-Za-z0-9-]{{1,64}})$',
                        GET=self._show_grant),
@@ -72,7 +75,7 @@ class NfvoApp(wsgi.Api):
     # -- OAuth 2.0 ------------------------------------------------------
 
     def _token(self, request: webob.Request) -> webob.Response:
-        form = wsgi.read_form(request, self.max_body)
+        form = wsgi.read_form(request, TOKEN_MAX_BODY)
         if form.get('grant_type') != b'client_credentials':
             raise wsgi.ApiError(400, 'grant_type must be client_credentials',
                                 code='unsupported_grant_type',

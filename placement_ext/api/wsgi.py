@@ -132,13 +132,15 @@ Handler = Callable[..., webob.Response]
 class Route:
     """A path pattern (its named groups become keyword arguments of the
     handler) and a handler per method. ``public`` routes are answered
-    without the API's credentials (they check their own)."""
+    without the API's credentials (they check their own); ``max_body``
+    is their body limit when smaller than the API's."""
 
     def __init__(self, pattern: str, public: bool = False,
-                 **methods: Handler) -> None:
+                 max_body: int | None = None, **methods: Handler) -> None:
         self.pattern = re.compile(pattern)
         self.methods = methods
         self.public = public
+        self.max_body = max_body
 
 
 class Api:
@@ -174,7 +176,6 @@ class Api:
 
     def _answer(self, request: webob.Request) -> webob.Response:
         try:
-            body_length(request, self.max_body)
             route, args = self._route(request)
             handler = route.methods.get(request.method)
             if handler is None:
@@ -196,6 +197,9 @@ class Api:
                 code=errors.INTERNAL), self.style)
 
     def _route(self, request: webob.Request) -> tuple[Route, dict]:
+        """The route of the request, once its declared body size is
+        within the route's limit and its caller authenticated (unless
+        the route is public), in that order."""
         try:
             path = request.path_info or '/'
         except UnicodeDecodeError:  # WSGI gives the path as latin-1
@@ -204,9 +208,11 @@ class Api:
         for route in self.routes:
             match = route.pattern.match(path)
             if match:
+                body_length(request, route.max_body or self.max_body)
                 if not route.public:
                     self.authenticate(request)
                 return route, match.groupdict()
+        body_length(request, self.max_body)
         self.authenticate(request)
         raise ApiError(404, f'no resource {path}',
                        code=errors.NOT_FOUND)

@@ -117,6 +117,11 @@ class TestNfvo(HttpLayerTests, ApiCase):
                       b'&client_secret=s3cret')
         request.headers['Authorization'] = f'Bearer {body["access_token"]}'
 
+    def test_a_token_request_above_8_kib_is_413_unread(self):
+        status, body = self.call('/token', Unreadable(),
+                                 Content_Length=str(8 * 1024 + 1))
+        self.assertEqual(413, status)
+
     def test_a_token_is_valid_in_another_process(self):
         # a second application on the same database: a second
         # placement-ext-nfvo behind a load balancer, or after a restart
