@@ -15,8 +15,13 @@ calls (our client's), SQL statements (our engine's).
   - every host is read (measured at 1,000 hosts only; 10,000 would take
   minutes, once);
 * warm: every view kept and current, the steady state;
-* 100 changed: 100 providers' generations moved (instances booted,
-  inventories changed) since the last lease: those are read again.
+* 100 / 1,000 changed: that many providers' generations moved
+  (instances booted) since the last lease: those are read again, one
+  by one up to 32 hosts, else with one bulk call (1,000 at 10,000 hosts
+  only).
+
+Every phase records the machine's load average (``os.getloadavg()``)
+before its first run.
 
 Rows are bulk-inserted (Placement's tables and ours), as in
 bench_in_tree.py; only lease creates are timed. The same hosts and
@@ -63,7 +68,7 @@ ROOT = os.path.dirname(HERE)
 RESERVATIONS = 5000
 AMOUNT = 100
 FLAVOR = (2, 4096, 20)
-CHANGED = 100
+CHANGED = (100, 1000)
 FLAVORS = [(1, 2048, 10), (2, 4096, 20), (4, 8192, 40), (8, 16384, 80)]
 HORIZON_HOURS = 30 * 24
 SETTINGS = reservations.Settings()
@@ -231,6 +236,7 @@ def create_once(manager, counter, name, request, affinity=None) -> dict:
     client = manager.placement.client
     client.calls.clear()
     counter.statements = 0
+    load = os.getloadavg()[0]
     began = time.perf_counter()
     lease = manager.leases.create(lease_body(name, request, affinity),
                                   PROJECT, 'u')
@@ -239,7 +245,7 @@ def create_once(manager, counter, name, request, affinity=None) -> dict:
     assert sum(res.slots_by_host.values()) == AMOUNT, res.slots_by_host
     return {'seconds': seconds, 'calls': sum(client.calls.values()),
             'by_route': dict(client.calls), 'statements': counter.statements,
-            'hosts_used': len(res.slots_by_host)}
+            'hosts_used': len(res.slots_by_host), 'load1': load}
 
 
 def bump_generations(connection: str, count: int, hosts: int) -> None:
@@ -261,6 +267,7 @@ def summarise(samples: list[dict]) -> dict:
             'calls': samples[0]['calls'],
             'statements': samples[0]['statements'],
             'hosts_used': samples[0]['hosts_used'],
+            'load1': round(samples[0]['load1'], 2),
             'by_route': samples[0]['by_route']}
 
 
@@ -291,12 +298,15 @@ def ours(hosts: int, data: dict, repeat: int) -> dict:
         phases['warm, affinity False'] = summarise([
             create_once(manager, counter, f'anti-{i}', request, False)
             for i in range(repeat)])
-        changed = []
-        for i in range(max(1, repeat // 2)):
-            bump_generations(server.connection, CHANGED, hosts)
-            changed.append(create_once(manager, counter, f'changed-{i}',
-                                       request))
-        phases[f'{CHANGED} changed'] = summarise(changed)
+        for count in CHANGED:
+            if count >= hosts:
+                continue
+            changed = []
+            for i in range(max(1, repeat // 2)):
+                bump_generations(server.connection, count, hosts)
+                changed.append(create_once(manager, counter,
+                                           f'changed-{count}-{i}', request))
+            phases[f'{count:,} changed'] = summarise(changed)
     return phases
 
 
@@ -334,12 +344,14 @@ class _nothing:
 
 
 def _run_blazar(python: str, path: str, url: str, repeat: int) -> dict:
+    load = os.getloadavg()[0]
     out = subprocess.run(
         [python, os.path.join(HERE, 'blazar_pickup.py'), path, url,
          str(repeat)], capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(f"blazar_pickup.py failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return {**json.loads(out.stdout.strip().splitlines()[-1]),
+            'load1': round(load, 2)}
 
 
 # -- report -----------------------------------------------------------------
@@ -353,16 +365,18 @@ def table(report: dict) -> str:
         for phase, s in run['ours'].items():
             rows.append([size, f'placement_ext, {phase}',
                          f"{s['median_s']} ({s['min_s']})", str(s['calls']),
-                         str(s['statements']), str(s['hosts_used'])])
+                         str(s['statements']), str(s['hosts_used']),
+                         str(s['load1'])])
         b = run.get('blazar')
         if b:
             rows.append([size, f"Blazar {b['blazar_version']} pickup_hosts "
                          f"({report['blazar_db']})",
                          f"{b['median_s']} ({b['min_s']})", '0',
-                         str(b['statements']), str(b['hosts_used'])])
+                         str(b['statements']), str(b['hosts_used']),
+                         str(b.get('load1', ''))])
     return report_page.rst_table(
         ['hosts', 'lease create', 'seconds median (min)', 'Placement calls',
-         'SQL statements', 'hosts used'], rows)
+         'SQL statements', 'hosts used', 'load 1 min'], rows)
 
 
 def routes(report: dict) -> str:
@@ -402,8 +416,13 @@ def write_report(report: dict, out_dir: str) -> None:
         "every host is read once, 2 calls each, measured at 1,000 hosts). "
         "warm: every kept view current (at 10,000 hosts the views were "
         "written directly, as a cold lease would have). "
-        f"{CHANGED} changed: {CHANGED} compute nodes' generations moved "
-        "since the last lease, so those are read again.",
+        "N changed: N compute nodes' generations moved since the last "
+        "lease, so those are read again: one by one up to 32 hosts, else "
+        "from one GET /allocation_candidates of the whole free pool (its "
+        "provider summaries) with the kept inventories. 'load 1 min' is "
+        "os.getloadavg() before the phase (Blazar: before its runs); the "
+        "machine was shared with other work throughout, so compare "
+        "figures of one run.",
         route_table,
         f"Total run: {report['total_seconds']} s.",
     ]
