@@ -13,9 +13,11 @@ When more hosts changed than :data:`READ_ONE_BY_ONE_MAX`, their usages
 come from one bulk read of the whole pool instead
 (:meth:`~placement_ext.drivers.placement.reservation_reads.
 ReservationPlacement.pool_usages`), with the inventories of their kept
-views while Placement's capacities still match them; a host the bulk
-read leaves out or whose capacity moved is read alone. So the calls of
-a lease create do not grow with the number of changed hosts.
+views while Placement's capacities still match them (a host without a
+kept view gets inventories made from its capacities and size); a host
+the bulk read leaves out or whose capacity moved is read alone. So the
+calls of a lease create do not grow with the number of changed hosts,
+and the first lease after an upgrade reads the pool in one call.
 
 Each manager also keeps the views it loaded, turned into decision
 inputs, in memory, keyed by the stored row's generation and write time:
@@ -134,10 +136,8 @@ class HostViews:
         """Read what the plan says, store it, load the other views."""
         by_id = {h.id: h for h in hosts}
         unlisted = set(plan.unlisted)
-        # only a kept view gives the inventories a bulk read lacks
         changed = [by_id[host_id] for host_id in plan.read
-                   if host_id not in unlisted and
-                   stamps[host_id].view is not None]
+                   if host_id not in unlisted]
         fresh = self._bulk(changed, pool_uuid, listed) \
             if len(changed) > READ_ONE_BY_ONE_MAX else {}
         fresh.update((host_id, _read(self.placement, by_id[host_id]))
@@ -162,7 +162,7 @@ class HostViews:
         kept = host_obj.known_usages(self.database, [h.id for h in changed])
         out = {}
         for host in changed:
-            view = _pool_view(pool.get(host.compute_provider_uuid),
+            view = _pool_view(host, pool.get(host.compute_provider_uuid),
                               kept.get(host.id),
                               listed[host.compute_provider_uuid])
             if view is not None:
@@ -219,22 +219,43 @@ def _read(placement: reservation_reads.ReservationPlacement,
                                dict(usage.reservation_usages))
 
 
-def _pool_view(tree: reservation_reads.PoolUsage | None,
+def _pool_view(host: host_obj.Host,
+               tree: reservation_reads.PoolUsage | None,
                kept: host_obj.KnownUsage | None,
                generation: int) -> host_obj.KnownUsage | None:
     """The host's view at ``generation`` (listed before the bulk read,
-    so the usages are at least that new) from its tree in the bulk
-    read and its kept inventories; None when the tree is missing or
-    its capacities show that the inventories changed."""
-    if tree is None or kept is None:
+    so the usages are at least that new) from its tree in the bulk read,
+    with the inventories of its kept view, or for a host without one
+    (the first lease after the upgrade, or a view forgotten) inventories
+    made from the capacities; None when the tree is missing or its
+    capacities show that the kept inventories changed."""
+    if tree is None:
         return None
-    capacities = {rc: capacity.Inventory.from_placement(inventory).capacity
-                  for rc, inventory in kept.inventories.items()}
-    if capacities != dict(tree.capacities):
-        return None
-    return host_obj.KnownUsage(generation, kept.inventories,
-                               dict(tree.usages),
+    if kept is None:
+        inventories = _inventories_from(host, tree.capacities)
+    else:
+        inventories = kept.inventories
+        capacities = {rc: capacity.Inventory.from_placement(inv).capacity
+                      for rc, inv in inventories.items()}
+        if capacities != dict(tree.capacities):
+            return None
+    return host_obj.KnownUsage(generation, inventories, dict(tree.usages),
                                dict(tree.reservation_usages))
+
+
+def _inventories_from(host: host_obj.Host,
+                      capacities: Mapping[str, int]) -> dict[str, dict]:
+    """Inventories with Placement's capacities (the bulk read has no
+    total, reserved or ratio, only their product) and the unit limits
+    Nova's compute driver sets: at most the host's own size (as Nova
+    reported it at enrolment) per instance, in steps of one."""
+    sizes = dict(zip(capacity.RESOURCE_CLASSES,
+                     (host.vcpus, host.memory_mb, host.local_gb),
+                     strict=True))
+    return {rc: {'total': total, 'reserved': 0, 'allocation_ratio': 1.0,
+                 'min_unit': 1, 'max_unit': min(total, sizes[rc]),
+                 'step_size': 1}
+            for rc, total in capacities.items()}
 
 
 def _usage(view: host_obj.KnownUsage,

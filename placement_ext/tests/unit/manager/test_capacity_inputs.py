@@ -249,8 +249,6 @@ class TestManyChangedHosts(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
-        self.useFixture(fixtures.MockPatchObject(
-            inputs, 'READ_ONE_BY_ONE_MAX', 1))
         self.hosts = [host_obj.create(
             self.db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
             availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
@@ -261,6 +259,8 @@ class TestManyChangedHosts(testtools.TestCase):
         self.views = inputs.HostViews(self.reads, self.db)
         self.views.current('agg')           # every view kept, read alone
         self.reads.read.clear()
+        self.useFixture(fixtures.MockPatchObject(
+            inputs, 'READ_ONE_BY_ONE_MAX', 1))
 
     def test_changed_hosts_come_from_one_bulk_read(self):
         self.reads.generations = {f'rp-{i}': 2 for i in range(3)}
@@ -281,6 +281,22 @@ class TestManyChangedHosts(testtools.TestCase):
         self.views.current('agg')
         self.assertEqual((['rp-1', 'rp-2'], 1),
                          (self.reads.read, self.reads.bulk))
+
+    def test_hosts_without_a_kept_view_get_inventories_from_capacities(
+            self):
+        host_obj.forget_usages(self.db, [h.id for h in self.hosts])
+        seen = self.views.current('agg')
+        self.assertEqual(([], 1), (self.reads.read, self.reads.bulk))
+        usage = seen.usages[self.hosts[0].id]
+        # capacity 32 as Placement says; at most the host's 8 vCPUs each
+        self.assertEqual({'VCPU': {
+            'total': 32, 'reserved': 0, 'allocation_ratio': 1.0,
+            'min_unit': 1, 'max_unit': 8, 'step_size': 1}},
+            usage.inventories)
+        (host, *_rest) = self.views.decision_hosts(self.hosts, seen.usages)
+        self.assertEqual((32, False, True),
+                         (host.vcpus.capacity, host.vcpus.accepts(9),
+                          host.vcpus.accepts(8)))
 
     def test_few_changed_hosts_are_read_alone(self):
         self.reads.generations['rp-0'] = 2
