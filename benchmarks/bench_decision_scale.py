@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -151,6 +152,24 @@ def _shown(row: dict) -> dict:
     return row
 
 
+def _baseline(source: str, sizes: list[int]) -> dict[str, list[dict]]:
+    """The same sizes timed once with the code in ``source``."""
+    # an editable install's import hook would win over the path: drop it
+    child = ('import runpy, sys\n'
+             'sys.meta_path = [f for f in sys.meta_path if not getattr('
+             'f, "__module__", "").startswith("__editable__")]\n'
+             f'sys.path.insert(0, {os.path.abspath(source)!r})\n'
+             f'sys.argv = [{os.path.abspath(__file__)!r}, "--rows-only", '
+             f'"--repeat", "1", "--sizes", *{list(map(str, sizes))!r}]\n'
+             'runpy.run_path(sys.argv[0], run_name="__main__")\n')
+    out = subprocess.run([sys.executable, '-c', child], capture_output=True,
+                         text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()
+            if line.startswith('{')]
+    return {'grant': [r for r in rows if 'vnfcs' in r],
+            'plan': [r for r in rows if 'targets' in r]}
+
+
 def _rows(kind: str, rows: list[dict], size: str) -> list[list[str]]:
     return [[kind, f'{r[size]:,}', f'{r["seconds"]} ({r["min"]})',
              str(r['cpu_seconds']),
@@ -164,22 +183,38 @@ def main() -> int:
                         default=[1_000, 10_000, 100_000])
     parser.add_argument('--repeat', type=int, default=5,
                         help='runs per size up to 10,000 (one above)')
+    parser.add_argument('--baseline', metavar='SRC',
+                        help='a checkout of the code before (its '
+                             'placement_ext is imported from SRC): each '
+                             'size up to --baseline-max is timed once with '
+                             'it too, in the same run')
+    parser.add_argument('--baseline-max', type=int, default=10_000)
+    parser.add_argument('--rows-only', action='store_true',
+                        help='print the rows, write no file')
     args = parser.parse_args()
     began = time.perf_counter()
     repeats = {n: args.repeat if n <= 10_000 else 1 for n in args.sizes}
     grants = [_shown(time_grant(n, repeats[n])) for n in args.sizes]
     plans = [_shown(time_plan(n, repeats[n])) for n in args.sizes]
+    if args.rows_only:
+        return 0
+    before = _baseline(args.baseline, [n for n in args.sizes
+                                       if n <= args.baseline_max]) \
+        if args.baseline else {'grant': [], 'plan': []}
     data = {'machine': platform.processor() or platform.machine(),
             'cpus': os.cpu_count(), 'python': platform.python_version(),
             'zones': ZONES, 'hosts_per_zone': HOSTS_PER_ZONE,
             'load_after': [round(x, 2) for x in os.getloadavg()],
-            'grant': grants, 'plan': plans}
+            'grant': grants, 'plan': plans, 'before': before}
     with open(os.path.join(RESULTS, 'decision_scale.json'), 'w') as out:
         json.dump(data, out, indent=2)
     table = report.rst_table(
         ['decision', 'size', 'wall s median (min)', 'CPU s',
          'CPU us / VNFC', 'parse s', 'load 1 min'],
-        _rows('grant', grants, 'vnfcs') + _rows('plan', plans, 'targets'))
+        _rows('grant', grants, 'vnfcs') +
+        _rows('grant, before', before['grant'], 'vnfcs') +
+        _rows('plan', plans, 'targets') +
+        _rows('plan, before', before['plan'], 'targets'))
     report.write_rst(
         os.path.join(RESULTS, 'decision_scale.rst'),
         'Grant evaluation and reselection planning at scale',
@@ -202,10 +237,10 @@ def main() -> int:
          'of 200,000 nodes instead of 50,000, only to show the curve.',
          'Before (issue 12): grant evaluation failed with "maximum '
          'recursion depth" above about 985 new resources and took 115 s '
-         'for 1,000; planning took 126 s at 4,000 targets. Before issue '
-         '23: grant 2.6 s at 1,000 and 10.6 s at 4,000 (every host ranked '
-         'for every VNFC), plan 0.35 s at 1,000 and 13.3 s at 10,000 (each '
-         'zone\'s anti-affinity peers listed for every target). Now the '
+         'for 1,000; planning took 126 s at 4,000 targets. The "before" '
+         'rows are the code before issue 23, timed once in the same run '
+         '(--baseline): every host ranked for every VNFC, and each zone\'s '
+         'anti-affinity peers listed for every target. Now the '
          'search looks at one host per group of hosts the rules cannot '
          'tell apart (heaps by room), ranking all only when it backtracks; '
          'a move\'s effect on each zone is counted from per-zone member '

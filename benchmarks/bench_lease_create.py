@@ -397,7 +397,10 @@ def write_report(report: dict, out_dir: str) -> None:
         "N changed: N compute nodes' generations moved since the last "
         "lease, so those are read again: one by one up to 32 hosts, else "
         "from one GET /allocation_candidates of the whole free pool (its "
-        "provider summaries) with the kept inventories. 'load 1 min' is "
+        "provider summaries) with the kept inventories (made from the "
+        "capacities and the host's size when none is kept, as at cold); "
+        "before, 2 calls per changed host (202 calls, 2.8 s at 10,000 hosts "
+        "for 100 changed on a quiet machine). 'load 1 min' is "
         "os.getloadavg() before the phase (Blazar: before its runs); the "
         "machine was shared with other work throughout, so compare "
         "figures of one run.",

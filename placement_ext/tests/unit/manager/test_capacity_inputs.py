@@ -68,6 +68,14 @@ class TestHostUsage(testtools.TestCase):
         self.assertEqual({'member_of': 'agg'}, adapter.sent[-1].params)
 
 
+def enrol(db, count, first=0):
+    """Hosts cn<first>.. with compute node providers rp-<first>.."""
+    return [host_obj.create(
+        db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
+        availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
+        compute_provider_uuid=f'rp-{i}') for i in range(first, first + count)]
+
+
 class FakeReads:
     """The two reads current_usages makes, counted."""
 
@@ -89,10 +97,7 @@ class TestCurrentUsages(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
-        self.hosts = [host_obj.create(
-            self.db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
-            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
-            compute_provider_uuid=f'rp-{i}') for i in range(3)]
+        self.hosts = enrol(self.db, 3)
         self.views = {}
 
     def usages(self, reads, views=None):
@@ -249,10 +254,7 @@ class TestManyChangedHosts(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
-        self.hosts = [host_obj.create(
-            self.db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
-            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
-            compute_provider_uuid=f'rp-{i}') for i in range(3)]
+        self.hosts = enrol(self.db, 3)
         tree = rp.PoolUsage({'VCPU': 32}, {'VCPU': 5}, {RC: 1})
         self.reads = BulkReads({f'rp-{i}': 1 for i in range(3)},
                                {f'rp-{i}': tree for i in range(3)})
@@ -309,10 +311,7 @@ class TestStampsFingerprint(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
-        self.host = host_obj.create(
-            self.db, hypervisor_hostname='cn0', service_name='cn0',
-            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
-            compute_provider_uuid='rp-0')
+        (self.host,) = enrol(self.db, 1)
 
     def moved(self, change):
         before = host_obj.stamps_fingerprint(self.db)
@@ -330,10 +329,7 @@ class TestStampsFingerprint(testtools.TestCase):
                 lambda: host_obj.remember_usages(self.db,
                                                  {self.host.id: view}),
                 lambda: host_obj.forget_usages(self.db, [self.host.id]),
-                lambda: host_obj.create(
-                    self.db, hypervisor_hostname='cn1', service_name='cn1',
-                    availability_zone='nova', vcpus=8, memory_mb=1024,
-                    local_gb=10, compute_provider_uuid='rp-1'),
+                lambda: enrol(self.db, 1, first=1),
                 lambda: host_obj.retire(self.db,
                                         host_obj.get(self.db, self.host.id))):
             self.assertTrue(self.moved(change))
