@@ -4,8 +4,10 @@ Issue 12 found ``grant evaluate`` failing with "maximum recursion depth"
 above about 985 new COMPUTE resources (and taking 115 s with a 1,000
 member best-effort anti-affinity constraint), and ``reselection plan``
 quadratic in the targets of one anti-affinity constraint (126 s at
-4,000 targets over 50 zones). This times both decisions, the documents
-parsed as the CLI parses them, on generated inputs of growing size:
+4,000 targets over 50 zones); issue 23 asked for both to be linear and
+under a second at 10,000. This times both decisions (the documents
+parsed as the CLI parses them, separately) on generated inputs of
+growing size, with the machine's load average and the CPU time:
 
 * grant: N new VNFCs of one VDU (1 vCPU, 1 GB), one ZONE anti-affinity
   constraint over all of them with fallbackBestEffort (it cannot hold
@@ -14,8 +16,10 @@ parsed as the CLI parses them, on generated inputs of growing size:
   first zone failed for all of them.
 
 Usage: ``python benchmarks/bench_decision_scale.py [--sizes N ...]
-[--repeat R]``. Writes
-``benchmarks/results/decision_scale.json`` and ``.rst``.
+[--repeat R] [--baseline SRC]``, SRC a copy of the code before a change
+(``git archive <commit> placement_ext | tar -x -C SRC``), timed once per
+size in the same run. Writes ``benchmarks/results/decision_scale.json``
+and ``.rst``.
 """
 
 import argparse
