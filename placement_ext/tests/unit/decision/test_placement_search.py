@@ -114,14 +114,14 @@ def outcome(cls, problem, nodes):
 
 class TestSameAsFullRanking(testtools.TestCase):
 
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(problems(), st.sampled_from([5, 40, 10_000]))
     def test_same_placement_or_refusal_within_the_same_budget(
             self, problem, nodes):
         self.assertEqual(outcome(EagerSearch, problem, nodes),
                          outcome(search.Search, problem, nodes))
 
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=80, deadline=None)
     @given(problems())
     def test_best_is_the_first_of_the_full_ranking(self, problem):
         found = search.Search(*problem)

@@ -55,7 +55,7 @@ def relations(draw):
 
 class TestCountedLikeTheDefinition(testtools.TestCase):
 
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(relations())
     def test_every_zone_after_moves(self, drawn):
         constraints, placement, group, moves = drawn
