@@ -9,15 +9,22 @@ reservation provider, which our code makes and retires
 (:mod:`placement_ext.adapters.blazar.providers`): ``host create`` reuses
 a provider that exists, ``host delete`` empties it rather than deleting
 it (nova-compute caches it; see
-``ReservationProviders.empty_reservation_provider``).
+``ReservationProviders.empty_reservation_provider``); and the end of a
+host lease, which deletes only the lease's project's servers on its
+hosts and keeps (logs, and marks the lease ``degraded`` for) any other
+(:mod:`placement_ext.adapters.blazar.host_end`).
 
 This module imports blazar and runs only inside blazar-manager.
 """
 
 import threading
 
+from blazar.db import api as blazar_db
+from blazar.manager import exceptions as manager_exc
 from blazar.plugins.oshosts import host_plugin
+from blazar.utils.openstack import nova as blazar_nova
 
+from placement_ext.adapters.blazar import host_end
 from placement_ext.adapters.blazar import plugin as instance_plugin
 from placement_ext.adapters.blazar import providers
 from placement_ext.drivers.placement import driver as placement_driver
@@ -52,3 +59,10 @@ class HostPlugin(host_plugin.PhysicalHostPlugin):
     def delete_computehost(self, host_id: object) -> None:
         with instance_plugin.blazar_errors('host delete'):
             return super().delete_computehost(host_id)
+
+    def on_end(self, resource_id: str) -> None:
+        """Upstream's end, but another project's server is kept."""
+        host_end.HostLeaseEnd(
+            blazar_db, blazar_nova.ReservationPool(), self.nova,
+            aggregate_missing=manager_exc.AggregateNotFound,
+            timed_out=manager_exc.ServerDeletionTimeout).end(resource_id)

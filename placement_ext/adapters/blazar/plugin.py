@@ -91,6 +91,14 @@ def placement_ext_conf(resource_type: str) -> cfg.ConfigOpts:
     return translate.build_conf(CONF, [extra] if extra else [])
 
 
+def current_context() -> object | None:
+    """Blazar's context of the running request or event, if any."""
+    try:
+        return blazar_context.current()
+    except RuntimeError:
+        return None
+
+
 class InstancePlugin(base.BasePlugin):
     """``virtual:instance`` reservations by placement_ext."""
 
@@ -118,7 +126,8 @@ class InstancePlugin(base.BasePlugin):
         with self._lock:
             if self._adapter is None:
                 self._adapter = adapter_wf.BlazarReservations.from_conf(
-                    placement_ext_conf(self.resource_type), blazar_db)
+                    placement_ext_conf(self.resource_type), blazar_db,
+                    current_context)
             return self._adapter
 
     def _call(self, method: str, *args: object) -> object:

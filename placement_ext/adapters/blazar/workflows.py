@@ -8,6 +8,7 @@ maps ids between the two sides and keeps Blazar's rows in step.
 """
 
 import datetime
+from collections.abc import Callable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -17,6 +18,8 @@ from placement_ext.adapters.blazar import translate
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.db import models
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.manager import leases as leases_wf
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
@@ -32,6 +35,28 @@ _RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
               'end_lease': ('TERMINATING', 'ACTIVE')}
 
 
+def owner_nova(context: Callable[[], object | None]
+               ) -> Callable[[nova_driver.NovaDriver], leases_wf.GroupNova]:
+    """Server groups made with the token of Blazar's current context
+    (blazar-manager runs lease create, update and start under the lease
+    owner's trust), so they belong to the lease's project as upstream's.
+
+    Without such a context (healing runs as the service), the group is
+    made in the service's project; Nova accepts it in the owner's hint.
+    """
+    def bind(nova: nova_driver.NovaDriver) -> leases_wf.GroupNova:
+        def for_project(project_id: str) -> nova_driver.NovaDriver:
+            ctx = context()
+            token = getattr(ctx, 'auth_token', None)
+            if token and getattr(ctx, 'project_id', None) == project_id:
+                return nova.with_token(token)
+            LOG.warning('No token of project %s at hand: its server '
+                        'group is made in the service project', project_id)
+            return nova
+        return for_project
+    return bind
+
+
 class BlazarReservations:
     """Our reservation workflows seen from blazar-manager."""
 
@@ -42,11 +67,14 @@ class BlazarReservations:
         self.blazar_db = blazar_db
 
     @classmethod
-    def from_conf(cls, conf: cfg.ConfigOpts,
-                  blazar_db: object) -> 'BlazarReservations':
+    def from_conf(cls, conf: cfg.ConfigOpts, blazar_db: object,
+                  context: Callable[[], object | None] = lambda: None
+                  ) -> 'BlazarReservations':
+        """:param context: Blazar's current request context, or None."""
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
-        workflows = reservations.Reservations.from_conf(conf, database)
+        workflows = reservations.Reservations.from_conf(
+            conf, database, group_nova=owner_nova(context))
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
@@ -130,7 +158,8 @@ class BlazarReservations:
             'memory_mb': res.memory_mb, 'disk_gb': res.disk_gb,
             'amount': res.amount, 'affinity': res.affinity,
             'resource_properties': values.get('resource_properties') or '',
-            'flavor_id': res.flavor_id})
+            'flavor_id': res.flavor_id,
+            'server_group_id': res.server_group_id})
         self._write_allocations(res, blazar_ids)
         return row['id']
 
@@ -145,10 +174,16 @@ class BlazarReservations:
                 {'compute_host_id': host_id, 'reservation_id': res.id})
 
     def start(self, resource_id: str) -> None:
+        """Inventories on the hosts; the flavor and the server group made
+        again if missing (a lease made before server groups gets its
+        group here)."""
         lease = self._lease_of(resource_id)
         self.workflows.leases.start(lease)
         lease_obj.set_status(self.database, lease.id, models.LEASE_ACTIVE,
                              models.RESERVATION_ACTIVE)
+        res = lease_obj.get(self.database, lease.id).reservations[0]
+        self.blazar_db.instance_reservation_update(
+            resource_id, {'server_group_id': res.server_group_id})
 
     def end(self, resource_id: str) -> None:
         """Servers, inventories, class, flavor, then our rows and Blazar's
@@ -159,7 +194,12 @@ class BlazarReservations:
             LOG.info('Reservation %s: nothing of ours left to end',
                      resource_id)
             return
-        self.workflows.leases.end(lease)
+        kept = self.workflows.leases.end(lease)
+        if kept:
+            # the lease's end kept servers it did not admit
+            blazar_lease = self.blazar_db.reservation_get(
+                lease.reservations[0].id)['lease_id']
+            self.blazar_db.lease_update(blazar_lease, {'degraded': True})
         self._forget(lease, ended=True)
 
     def _forget(self, lease: lease_obj.Lease, ended: bool = False) -> None:
@@ -198,7 +238,7 @@ class BlazarReservations:
         self.blazar_db.instance_reservation_update(row['resource_id'], {
             'vcpus': res.vcpus, 'memory_mb': res.memory_mb,
             'disk_gb': res.disk_gb, 'amount': res.amount,
-            'affinity': res.affinity})
+            'affinity': res.affinity, 'server_group_id': res.server_group_id})
         self._write_allocations(res, self.sync_hosts())
 
     def heal(self, failed_hosts: list, begin: datetime.datetime,
