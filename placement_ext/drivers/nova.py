@@ -438,14 +438,16 @@ class NovaDriver:
         except exception.NotFound:
             return None
 
-    def ensure_server_group(self, name: str, policy: str) -> ServerGroup:
+    def ensure_server_group(self, name: str, policy: str,
+                            exclude: Iterable[str] = ()) -> ServerGroup:
         """The caller's project's group of that name and policy: the
-        first one found, or a new one (a run that stopped after creating
-        it finds it again)."""
+        first one found (a run that stopped after creating it finds it
+        again) but those in ``exclude``, or a new one."""
         groups = self._counted('list server groups',
                                self._client.server_groups.list)
         for group in map(_server_group, groups):
-            if group.name == name and group.policy == policy:
+            if group.name == name and group.policy == policy and \
+                    group.id not in exclude:
                 return group
         return _server_group(self._counted(
             'create server group', self._client.server_groups.create,

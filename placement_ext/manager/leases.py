@@ -51,9 +51,9 @@ from placement_ext.schemas import reservation as schema
 LOG = logging.getLogger(__name__)
 
 Progress = Callable[[], None]
-# The Nova driver that makes a project's server groups (called with the
-# lease's project id).
-GroupNova = Callable[[str], nova_driver.NovaDriver]
+# The Nova driver that makes a lease's server groups in its project (a
+# driver holding a token of that project), or None when none is at hand.
+GroupNova = Callable[[lease_obj.Lease], nova_driver.NovaDriver | None]
 # A start date this far in the past is still accepted (clock skew and
 # the time a request takes to arrive); "now" is always accepted.
 START_GRACE = datetime.timedelta(minutes=1)
@@ -85,12 +85,12 @@ class Leases:
                  hosts: hosts_wf.Hosts, timeouts: Timeouts = Timeouts(),
                  clock: Callable[[], datetime.datetime] = models.utcnow,
                  group_nova: GroupNova | None = None) -> None:
-        """:param group_nova: the Nova driver that makes server groups in
-            a project (default: ``nova``, whose groups are in the service's
+        """:param group_nova: the Nova driver that makes a lease's server
+            groups (default: ``nova``, whose groups are in the service's
             project)."""
         self.database = database
         self.nova = nova
-        self.group_nova = group_nova or (lambda _project: nova)
+        self.group_nova = group_nova or (lambda _lease: nova)
         self.placement = placement
         self.hosts = hosts
         self.timeouts = timeouts
@@ -314,9 +314,17 @@ class Leases:
                 self._members_fit(old, res):
             return old.id
         new = None
-        if policy is not None:
-            new = self.group_nova(lease.project_id).ensure_server_group(
-                names.server_group_name_for(res.id), policy).id
+        maker = self.group_nova(lease) if policy is not None else None
+        if policy is not None and maker is None:
+            LOG.warning('Reservation %s: no token of project %s at hand; '
+                        'its server group is made or replaced at its next '
+                        'start, update or manager start', res.id,
+                        lease.project_id)
+            return res.server_group_id
+        if maker is not None:
+            new = maker.ensure_server_group(
+                names.server_group_name_for(res.id), policy,
+                exclude=[old.id] if old else []).id
         if new != res.server_group_id:
             lease_obj.set_server_group(self.database, res.id, new)
             LOG.info('Reservation %(res)s: server group %(new)s (was '

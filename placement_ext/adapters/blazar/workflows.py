@@ -35,25 +35,21 @@ _RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
               'end_lease': ('TERMINATING', 'ACTIVE')}
 
 
-def owner_nova(context: Callable[[], object | None]
+def owner_nova(token: Callable[[lease_obj.Lease], str | None]
                ) -> Callable[[nova_driver.NovaDriver], leases_wf.GroupNova]:
-    """Server groups made with the token of Blazar's current context
-    (blazar-manager runs lease create, update and start under the lease
-    owner's trust), so they belong to the lease's project as upstream's.
+    """Server groups made with a token of the lease's project (Blazar's
+    current context, or the lease's trust), so that they belong to that
+    project as upstream's do: Nova only accepts a group of the booting
+    project in the ``group`` hint.
 
-    Without such a context (healing runs as the service), the group is
-    made in the service's project; Nova accepts it in the owner's hint.
+    :param token: the lease owner's token, or None.
     """
     def bind(nova: nova_driver.NovaDriver) -> leases_wf.GroupNova:
-        def for_project(project_id: str) -> nova_driver.NovaDriver:
-            ctx = context()
-            token = getattr(ctx, 'auth_token', None)
-            if token and getattr(ctx, 'project_id', None) == project_id:
-                return nova.with_token(token)
-            LOG.warning('No token of project %s at hand: its server '
-                        'group is made in the service project', project_id)
-            return nova
-        return for_project
+        def for_lease(lease: lease_obj.Lease
+                      ) -> nova_driver.NovaDriver | None:
+            owner = token(lease)
+            return nova.with_token(owner) if owner else None
+        return for_lease
     return bind
 
 
@@ -68,13 +64,13 @@ class BlazarReservations:
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, blazar_db: object,
-                  context: Callable[[], object | None] = lambda: None
-                  ) -> 'BlazarReservations':
-        """:param context: Blazar's current request context, or None."""
+                  owner_token: Callable[[lease_obj.Lease], str | None]
+                  = lambda _lease: None) -> 'BlazarReservations':
+        """:param owner_token: a token of the lease's project, or None."""
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
         workflows = reservations.Reservations.from_conf(
-            conf, database, group_nova=owner_nova(context))
+            conf, database, group_nova=owner_nova(owner_token))
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
@@ -181,9 +177,31 @@ class BlazarReservations:
         self.workflows.leases.start(lease)
         lease_obj.set_status(self.database, lease.id, models.LEASE_ACTIVE,
                              models.RESERVATION_ACTIVE)
-        res = lease_obj.get(self.database, lease.id).reservations[0]
+        self._mirror_group(lease_obj.get(self.database,
+                                         lease.id).reservations[0])
+
+    def _mirror_group(self, res: lease_obj.Reservation) -> None:
+        row = self.blazar_db.reservation_get(res.id)
         self.blazar_db.instance_reservation_update(
-            resource_id, {'server_group_id': res.server_group_id})
+            row['resource_id'], {'server_group_id': res.server_group_id})
+
+    def ensure_server_groups(self) -> list[str]:
+        """Give each started reservation with an affinity policy a valid
+        server group (leases made before our plugin made groups, groups
+        deleted by hand). :returns: the reservations whose group is new.
+        """
+        changed = []
+        for lease in lease_obj.list_leases(self.database):
+            for res in lease.reservations:
+                if res.status not in lease_obj.STARTED_RESERVATIONS or \
+                        res.affinity is None:
+                    continue
+                group = self.workflows.leases.ensure_server_group(lease, res)
+                if group != res.server_group_id:
+                    self._mirror_group(lease_obj.get(
+                        self.database, lease.id).reservations[0])
+                    changed.append(res.id)
+        return changed
 
     def end(self, resource_id: str) -> None:
         """Servers, inventories, class, flavor, then our rows and Blazar's

@@ -202,20 +202,19 @@ class FakeNova:
             server_id, server['project'],
             server.get('flavor_name', flavor.get('name')), server['host'])
 
-    # server groups (``project`` is the one of the driver that made it)
-    def with_project(self, project_id):
-        return _ProjectNova(self, project_id)
-
+    # server groups (``project_id``: the project they were made in)
     def server_group(self, group_id):
         self._count('server_group')
         return self.server_groups.get(group_id)
 
-    def ensure_server_group(self, name, policy, project_id='service'):
+    def ensure_server_group(self, name, policy, exclude=(),
+                            project_id='service'):
         self._count('ensure_server_group')
         with self._lock:
             for gid, group in self.server_groups.items():
                 if (group.name, group.policy) == (name, policy) and \
-                        self.group_projects[gid] == project_id:
+                        self.group_projects[gid] == project_id and \
+                        gid not in exclude:
                     return group
             group = nova_driver.ServerGroup(str(uuid.uuid4()), name, policy,
                                             ())
@@ -247,13 +246,3 @@ class FakeNova:
         if progress is not None:
             progress()
 
-
-class _ProjectNova:
-    """The fake Nova as a project's user sees it (makes its groups)."""
-
-    def __init__(self, nova, project_id):
-        self.nova = nova
-        self.project_id = project_id
-
-    def ensure_server_group(self, name, policy):
-        return self.nova.ensure_server_group(name, policy, self.project_id)

@@ -56,11 +56,13 @@ def fake_blazar(db):
         'blazar.plugins.oshosts.host_plugin': types.SimpleNamespace(
             PhysicalHostMonitorPlugin=_Monitor),
         'blazar.utils': types.SimpleNamespace(),
+        'blazar.utils.trusts': types.SimpleNamespace(),
         'blazar.utils.openstack': types.SimpleNamespace(),
         'blazar.utils.openstack.nova': types.SimpleNamespace(
             ReservationPool=lambda: None),
     }
     modules['blazar.utils'].openstack = modules['blazar.utils.openstack']
+    modules['blazar.utils'].trusts = modules['blazar.utils.trusts']
     modules['blazar.utils.openstack'].nova = modules[
         'blazar.utils.openstack.nova']
     modules['blazar.db'].utils = modules['blazar.db.utils']
