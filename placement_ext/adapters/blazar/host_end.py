@@ -7,6 +7,14 @@ project it belongs to; here only the lease's project's servers go
 (:func:`placement_ext.decision.lease_servers.admitted`). Any other server
 is kept, logged, and reported on the lease: Blazar's ``degraded`` flag,
 which ``openstack reservation lease show`` prints.
+
+Nova does not let a host with servers leave the lease's aggregate (its
+availability zone would change under them), so when a server is kept the
+aggregate stays, closed: its project metadata is removed, so no project
+passes ReservationFilter or BlazarFilter there any more. Once the kept
+servers are moved away or deleted, the operator deletes the aggregate
+(``openstack aggregate remove host``, ``aggregate delete``) and puts the
+hosts back in the free pool.
 """
 
 import dataclasses
@@ -78,13 +86,24 @@ class HostLeaseEnd:
                          'kept': lease_servers.describe(verdict)})
             self.blazar_db.lease_update(lease['id'], {'degraded': True})
         self._delete([s.id for s in verdict.delete])
+        if verdict.keep:
+            self._close(host_res['aggregate_id'])
+            return verdict.kept_ids
         try:
             # back to the free pool, once the servers are gone (Nova
             # refuses builds in between otherwise)
             self.pool.delete(host_res['aggregate_id'])
         except self.aggregate_missing:
             pass
-        return verdict.kept_ids
+        return []
+
+    def _close(self, aggregate_id: object) -> None:
+        """No project may use the aggregate's hosts any more."""
+        aggregate = self.nova.aggregates.get(aggregate_id)
+        closed = {key: None for key in aggregate.metadata or {}
+                  if key != 'availability_zone'}
+        if closed:
+            self.nova.aggregates.set_metadata(aggregate, closed)
 
     def _servers(self, hosts: list[str]) -> list[lease_servers.Server]:
         return [lease_servers.Server(server.id,

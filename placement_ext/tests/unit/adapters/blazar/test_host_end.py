@@ -91,8 +91,14 @@ class TestHostLeaseEnd(testtools.TestCase):
 
     def end(self, servers, pool=None, stuck=()):
         self.db = FakeDB()
-        self.nova = types.SimpleNamespace(servers=FakeServers(servers,
-                                                              stuck))
+        self.aggregate = types.SimpleNamespace(metadata={
+            'availability_zone': 'blazar_r1', 'blazar:owner': 'p1',
+            'p3': 'blazar:tenant'})
+        self.nova = types.SimpleNamespace(
+            servers=FakeServers(servers, stuck),
+            aggregates=types.SimpleNamespace(
+                get=lambda agg_id: self.aggregate,
+                set_metadata=self._set_metadata))
         self.pool = pool or FakePool(['h1', 'h2'])
         self.clock = [0.0]
         waits = host_end.Waits(timeout=10, interval=5,
@@ -100,6 +106,13 @@ class TestHostLeaseEnd(testtools.TestCase):
         return host_end.HostLeaseEnd(
             self.db, self.pool, self.nova, aggregate_missing=_Missing,
             timed_out=_TimedOut, waits=waits).end('hr-resource')
+
+    def _set_metadata(self, aggregate, metadata):
+        for key, value in metadata.items():
+            if value is None:
+                aggregate.metadata.pop(key)
+            else:
+                aggregate.metadata[key] = value
 
     def _sleep(self, seconds):
         self.clock[0] += seconds
@@ -114,13 +127,18 @@ class TestHostLeaseEnd(testtools.TestCase):
         self.assertIn(('host_reservation', 'hr1', {'status': 'completed'}),
                       self.db.updates)
         self.assertEqual({}, self.db.allocations)
-        self.assertEqual([7], self.pool.deleted)
+        # Nova keeps a host with servers in its zone: the aggregate
+        # stays, closed to every project
+        self.assertEqual([], self.pool.deleted)
+        self.assertEqual({'availability_zone': 'blazar_r1'},
+                         self.aggregate.metadata)
 
     def test_only_its_own_servers_nothing_reported(self):
         self.assertEqual([], self.end({'a': ('p1', 'h1')},
                                       pool=FakePool(['h1'], missing=True)))
         self.assertEqual([('host_reservation', 'hr1',
                            {'status': 'completed'})], self.db.updates)
+        self.assertEqual(3, len(self.aggregate.metadata))
 
     def test_servers_that_stay_time_out(self):
         self.assertRaises(_TimedOut, self.end, {'a': ('p1', 'h1')},
