@@ -40,6 +40,14 @@ class Waits:
     clock: Callable[[], float] = time.monotonic
 
 
+@dataclasses.dataclass(frozen=True)
+class Ended:
+    """The lease's hosts, and the servers kept on them."""
+
+    hosts: tuple[str, ...]
+    kept: tuple[str, ...] = ()
+
+
 class HostLeaseEnd:
     """``on_end`` of a ``physical:host`` reservation.
 
@@ -63,9 +71,9 @@ class HostLeaseEnd:
         self.timed_out = timed_out
         self.waits = waits
 
-    def end(self, resource_id: str) -> list[str]:
+    def end(self, resource_id: str) -> Ended:
         """Free the hosts; delete the project's servers on them, keep the
-        others. :returns: the kept servers' ids."""
+        others."""
         host_res = self.blazar_db.host_reservation_get(resource_id)
         res = self.blazar_db.reservation_get(host_res['reservation_id'])
         lease = self.blazar_db.lease_get(res['lease_id'])
@@ -88,14 +96,14 @@ class HostLeaseEnd:
         self._delete([s.id for s in verdict.delete])
         if verdict.keep:
             self._close(host_res['aggregate_id'])
-            return verdict.kept_ids
+            return Ended(tuple(hosts), tuple(verdict.kept_ids))
         try:
             # back to the free pool, once the servers are gone (Nova
             # refuses builds in between otherwise)
             self.pool.delete(host_res['aggregate_id'])
         except self.aggregate_missing:
             pass
-        return []
+        return Ended(tuple(hosts))
 
     def _close(self, aggregate_id: object) -> None:
         """No project may use the aggregate's hosts any more."""

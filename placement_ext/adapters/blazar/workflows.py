@@ -136,6 +136,7 @@ class BlazarReservations:
 
         :returns: the ``instance_reservations`` id (Blazar's resource id).
         """
+        self.forget_orphans()
         blazar_ids = self.sync_hosts()
         lease = self.workflows.leases.create(
             translate.lease_body(reservation_id, values), project_id,
@@ -146,6 +147,25 @@ class BlazarReservations:
         except Exception:
             self._forget(lease)
             raise
+
+    def forget_orphans(self) -> list[str]:
+        """End our pending leases whose Blazar reservation is gone.
+
+        Blazar rolls back a lease whose second reservation fails by
+        deleting its rows only, without telling the plugins, so the first
+        reservation's slots would stay taken (upstream's plugin leaks its
+        flavor and aggregate there). :returns: our leases ended.
+        """
+        gone = []
+        for lease in lease_obj.list_leases(self.database):
+            if lease.status == models.LEASE_PENDING and \
+                    self.blazar_db.reservation_get(lease.name) is None:
+                LOG.warning('Reservation %s is gone from Blazar (its lease '
+                            'was rolled back): its slots are freed',
+                            lease.name)
+                self._forget(lease)
+                gone.append(lease.id)
+        return gone
 
     def _record(self, res: lease_obj.Reservation, values: dict,
                 blazar_ids: dict[str, object]) -> str:

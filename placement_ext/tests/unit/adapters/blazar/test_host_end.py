@@ -120,7 +120,7 @@ class TestHostLeaseEnd(testtools.TestCase):
     def test_other_projects_servers_are_kept_and_reported(self):
         kept = self.end({'a': ('p1', 'h1'), 'b': ('p2', 'h1'),
                          'c': ('p1', 'h2'), 'd': ('p2', 'elsewhere')})
-        self.assertEqual(['b'], kept)
+        self.assertEqual(host_end.Ended(('h1', 'h2'), ('b',)), kept)
         self.assertEqual(['a', 'c'], self.nova.servers.deleted)
         self.assertEqual({'b', 'd'}, set(self.nova.servers.servers))
         self.assertIn(('lease', 'l1', {'degraded': True}), self.db.updates)
@@ -134,8 +134,8 @@ class TestHostLeaseEnd(testtools.TestCase):
                          self.aggregate.metadata)
 
     def test_only_its_own_servers_nothing_reported(self):
-        self.assertEqual([], self.end({'a': ('p1', 'h1')},
-                                      pool=FakePool(['h1'], missing=True)))
+        self.assertEqual(host_end.Ended(('h1',)), self.end(
+            {'a': ('p1', 'h1')}, pool=FakePool(['h1'], missing=True)))
         self.assertEqual([('host_reservation', 'hr1',
                            {'status': 'completed'})], self.db.updates)
         self.assertEqual(3, len(self.aggregate.metadata))

@@ -164,6 +164,17 @@ class TestReserve(AdapterTestCase):
         self.reserve()
         self.assertEqual(frozenset({'cn1'}), self.leases.busy)
 
+    def test_a_lease_blazar_rolled_back_is_forgotten(self):
+        self.reserve()
+        # Blazar's rollback deletes its rows only
+        self.blazar.instance_reservations.clear()
+        self.adapter.reserve('5d17d41a-830d-47b2-91c7-4f9fc0ae611e',
+                             dict(VALUES), 'p1', 'u1')
+        self.assertEqual(['5d17d41a-830d-47b2-91c7-4f9fc0ae611e'],
+                         [lease.name for lease in
+                          lease_obj.list_leases(self.db)])
+        self.assertIn('end', [c[0] for c in self.leases.calls])
+
     def test_candidates_are_blazar_ids_of_reservable_hosts(self):
         self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
                          sorted(self.adapter.allocation_candidates({})))
