@@ -96,7 +96,8 @@ class BlazarTestCase(testtools.TestCase):
         for host in cls._admin.host.list():
             if host['hypervisor_hostname'] in cls.pool:
                 cls._admin.host.delete(host['id'])
-        cls.pool = []
+        # the next test class enrols them again
+        BlazarTestCase.pool = []
 
     def blazar_host(self, name):
         """Blazar's record of the host ``name``, or None."""
