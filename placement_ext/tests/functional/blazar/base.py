@@ -139,6 +139,27 @@ class BlazarTestCase(testtools.TestCase):
                 'vcpus': 1, 'memory_mb': 512, 'disk_gb': 1,
                 'affinity': affinity, 'resource_properties': ''}], [])
 
+    def server(self, conn, flavor_id=None, zone=None, hints=None):
+        """Boot one server (the cloud's small flavor by default), wait:
+        (status, compute host, server); deleted at the test's end."""
+        image = conn.image.find_image(cloud_fixture.IMAGE,
+                                      ignore_missing=False)
+        flavor_id = flavor_id or conn.compute.find_flavor(
+            cloud_fixture.FLAVOR, ignore_missing=False).id
+        attrs = {'name': cloud_fixture.unique_name('srv'),
+                 'image_id': image.id, 'flavor_id': flavor_id,
+                 'networks': 'none'}
+        if zone:
+            attrs['availability_zone'] = zone
+        if hints:
+            attrs['scheduler_hints'] = hints
+        server = conn.compute.create_server(**attrs)
+        self.addCleanup(self.cloud.admin.compute.delete_server, server,
+                        ignore_missing=True)
+        server = self.cloud.wait_server(conn, server)
+        host = self.cloud.admin.compute.get_server(server.id).compute_host
+        return server.status, host, server
+
     def refused(self, *args, **kwargs):
         return self.assertRaises(blazar_exc.BlazarClientException,
                                  self.create_lease, *args, **kwargs)

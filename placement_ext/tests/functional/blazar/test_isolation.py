@@ -71,25 +71,6 @@ class TestHostIsolation(base.BlazarTestCase):
         self.lease_status(lease['id'], 'ACTIVE')
         return lease, lease['reservations'][0]['id']
 
-    def server(self, conn, zone=None, hints=None):
-        image = conn.image.find_image(cloud_fixture.IMAGE,
-                                      ignore_missing=False)
-        flavor = conn.compute.find_flavor(cloud_fixture.FLAVOR,
-                                          ignore_missing=False)
-        attrs = {'name': cloud_fixture.unique_name('iso'),
-                 'image_id': image.id, 'flavor_id': flavor.id,
-                 'networks': 'none'}
-        if zone:
-            attrs['availability_zone'] = zone
-        if hints:
-            attrs['scheduler_hints'] = hints
-        server = conn.compute.create_server(**attrs)
-        self.addCleanup(self.cloud.admin.compute.delete_server, server,
-                        ignore_missing=True)
-        server = self.cloud.wait_server(conn, server)
-        host = self.cloud.admin.compute.get_server(server.id).compute_host
-        return server.status, host, server
-
     def expire(self, lease_id):
         self.blazar_sql(
             "UPDATE events SET time = UTC_TIMESTAMP() - INTERVAL 1 MINUTE "
@@ -107,17 +88,17 @@ class TestHostIsolation(base.BlazarTestCase):
         zone = f'blazar_{reservation}'
         # the lease's zone: one host, leased by demo; nobody lands there
         # without the hint, the admin project not even with it
-        self.assertEqual('ERROR', self.server(admin, zone)[0])
-        self.assertEqual('ERROR', self.server(demo, zone)[0])
-        self.assertEqual('ERROR', self.server(admin, zone, mine)[0])
-        status, host, ours = self.server(demo, zone, mine)
+        self.assertEqual('ERROR', self.server(admin, zone=zone)[0])
+        self.assertEqual('ERROR', self.server(demo, zone=zone)[0])
+        self.assertEqual('ERROR', self.server(admin, zone=zone, hints=mine)[0])
+        status, host, ours = self.server(demo, zone=zone, hints=mine)
         self.assertEqual(('ACTIVE', self.host), (status, host))
         # many hosts: an ordinary server lands off every Blazar host
         status, host, elsewhere = self.server(admin)
         self.assertEqual('ACTIVE', status)
         self.assertNotIn(host, self.pool)
         # an admin forces a server of its project onto the leased host
-        status, host, forced = self.server(admin, f'{zone}:{self.host}')
+        status, host, forced = self.server(admin, zone=f'{zone}:{self.host}')
         self.assertEqual(('ACTIVE', self.host), (status, host))
         # the end deletes demo's server only, and says so on the lease;
         # the host stays in the lease's aggregate (Nova keeps a host with
@@ -127,13 +108,13 @@ class TestHostIsolation(base.BlazarTestCase):
         self.assertFalse(self.gone(forced))
         self.assertFalse(self.gone(elsewhere))
         self.assertTrue(self.admin.lease.get(lease['id'])['degraded'])
-        self.assertEqual('ERROR', self.server(demo, zone, mine)[0])
+        self.assertEqual('ERROR', self.server(demo, zone=zone, hints=mine)[0])
 
     def test_upstream_host_plugin_deletes_another_projects_server(self):
         with self.upstream_hosts():
             lease, res = self.host_lease(self.demo)
             _status, host, forced = self.server(
-                self.cloud.admin, f'blazar_{res}:{self.host}')
+                self.cloud.admin, zone=f'blazar_{res}:{self.host}')
             self.assertEqual(self.host, host)
             self.expire(lease['id'])
             self.wait_for(lambda: self.gone(forced),

@@ -14,20 +14,10 @@ from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 class TestInstanceWorkflow(base.BlazarTestCase):
 
     def boot(self, flavor_id, group=None):
-        conn = self.cloud.demo
-        image = conn.image.find_image(cloud_fixture.IMAGE,
-                                      ignore_missing=False)
-        attrs = {'name': cloud_fixture.unique_name('wf'),
-                 'image_id': image.id, 'flavor_id': flavor_id,
-                 'networks': 'none'}
-        if group:
-            attrs['scheduler_hints'] = {'group': group}
-        server = conn.compute.create_server(**attrs)
-        self.addCleanup(self.cloud.admin.compute.delete_server, server,
-                        ignore_missing=True)
-        server = self.cloud.wait_server(conn, server)
-        host = self.cloud.admin.compute.get_server(server.id).compute_host
-        return server.status, host
+        status, host, _server = self.server(
+            self.cloud.demo, flavor_id, hints={'group': group} if group
+            else None)
+        return status, host
 
     def group(self, group_id):
         """The group as the lease's project sees it, or None."""

@@ -58,6 +58,20 @@ class TestServerGroups(base.ReservationTestCase):
         self.assertEqual(again.server_group_id,
                          self.group_of(lease.id)[0].server_group_id)
 
+    def test_reconcile_makes_a_missing_group(self):
+        lease = self.create_lease(amount=2, affinity=False)
+        self.run_events()
+        res = self.lease(lease.id).reservations[0]
+        lease_obj.set_server_group(self.db, res.id, None)
+        self.nova.server_groups.clear()
+        found = self.res.reconciler.run()['findings']
+        self.assertEqual([('server group missing', res.id)],
+                         [(f['kind'], f['subject']) for f in found])
+        repaired = self.res.reconciler.run(repair=True)['findings']
+        self.assertTrue(repaired[0]['repaired'])
+        self.assertIsNotNone(self.group_of(lease.id)[1])
+        self.assertEqual([], self.res.reconciler.run()['findings'])
+
     def test_update_changes_or_drops_the_group(self):
         lease = self.create_lease(amount=2, start_in={'hours': 1})
         lease = self.res.leases.update(lease, {'affinity': True})
