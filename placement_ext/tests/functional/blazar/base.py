@@ -8,6 +8,7 @@ stays, empty, and is reused by the next enrolment.
 """
 
 import configparser
+import contextlib
 import datetime
 import os
 import pathlib
@@ -186,6 +187,20 @@ class BlazarTestCase(testtools.TestCase):
                                              'blazar-manager')
         self.assertEqual(0, result.returncode, result.stderr)
         self.wait_for(self._manager_answers, 'blazar-manager answers')
+
+    @contextlib.contextmanager
+    def manager_plugins(self, plugins):
+        """blazar-manager with other ``[manager] plugins`` for a while
+        (upstream's, to compare)."""
+        override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
+                                'upstream.conf')
+        override.write_text(f'[manager]\nplugins = {plugins}\n')
+        try:
+            self.restart_manager()
+            yield
+        finally:
+            override.unlink()
+            self.restart_manager()
 
     def _manager_answers(self):
         try:

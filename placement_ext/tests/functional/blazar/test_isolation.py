@@ -10,15 +10,10 @@ devstack). A boot into the lease's zone is a boot on a one-host cloud
 whole multi-host cloud.
 """
 
-import contextlib
-import pathlib
-
 from placement_ext.tests.functional.blazar import base
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 
-UPSTREAM_HOSTS = ('[manager]\n'
-                  'plugins = physical.host.plugin,placement_ext.instance.'
-                  'plugin\n')
+UPSTREAM_HOSTS = 'physical.host.plugin,placement_ext.instance.plugin'
 
 
 class TestHostIsolation(base.BlazarTestCase):
@@ -111,7 +106,7 @@ class TestHostIsolation(base.BlazarTestCase):
         self.assertEqual('ERROR', self.server(demo, zone=zone, hints=mine)[0])
 
     def test_upstream_host_plugin_deletes_another_projects_server(self):
-        with self.upstream_hosts():
+        with self.manager_plugins(UPSTREAM_HOSTS):
             lease, res = self.host_lease(self.demo)
             _status, host, forced = self.server(
                 self.cloud.admin, zone=f'blazar_{res}:{self.host}')
@@ -121,15 +116,3 @@ class TestHostIsolation(base.BlazarTestCase):
                           'admin server deleted by upstream')
             self.assertFalse(self.admin.lease.get(lease['id'])['degraded'])
 
-    @contextlib.contextmanager
-    def upstream_hosts(self):
-        """blazar-manager with upstream's physical.host.plugin."""
-        override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
-                                'upstream-hosts.conf')
-        override.write_text(UPSTREAM_HOSTS)
-        try:
-            self.restart_manager()
-            yield
-        finally:
-            override.unlink()
-            self.restart_manager()
