@@ -36,6 +36,8 @@ DATE = '%Y-%m-%d %H:%M'
 class BlazarTestCase(testtools.TestCase):
 
     pool: list[str] = []
+    # hosts of the zone a test class enrols in Blazar
+    POOL_SIZE = 2
 
     def setUp(self):
         super().setUp()
@@ -55,7 +57,8 @@ class BlazarTestCase(testtools.TestCase):
         self.blazar_db = sa.create_engine(self._blazar_url())
         self.addCleanup(self.blazar_db.dispose)
         if not BlazarTestCase.pool:
-            self._enrol([h['host'] for h in self.cloud.zones[self.zone]][:2])
+            self._enrol([h['host'] for h in self.cloud.zones[self.zone]]
+                        [:self.POOL_SIZE])
         self.addCleanup(self._delete_leases)
 
     @classmethod

@@ -18,6 +18,8 @@ UPSTREAM_HOSTS = 'physical.host.plugin,placement_ext.instance.plugin'
 
 class TestHostIsolation(base.BlazarTestCase):
 
+    POOL_SIZE = 1   # the leased host
+
     def setUp(self):
         super().setUp()
         self.host = self.pool[0]
