@@ -316,6 +316,9 @@ class InstanceReservation(TimestampMixin, Base):
     resource_class: Mapped[str | None] = mapped_column(
         sa.String(NAME_LENGTH), unique=True)
     flavor_id: Mapped[str | None] = mapped_column(sa.String(UUID_LENGTH))
+    # Nova server group ``reservation:<id>`` (affinity True/False only)
+    server_group_id: Mapped[str | None] = mapped_column(
+        sa.String(UUID_LENGTH))
 
     reservation: Mapped[Reservation] = orm.relationship(
         back_populates='instance_reservation', lazy='raise')

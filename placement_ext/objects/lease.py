@@ -46,6 +46,8 @@ class Reservation:
     flavor_id: str
     # ((host id, hypervisor hostname, slots), ...) by hostname
     allocations: tuple[tuple[int, str, int], ...] = ()
+    # Nova server group of an affinity True/False reservation
+    server_group_id: str | None = None
 
     @property
     def slots_by_host(self) -> dict[str, int]:
@@ -216,6 +218,17 @@ def update(database: db_api.Database, lease_id: str, *,
             alloc(reservation_id=reservation.id, compute_host_id=host_id)
             for host_id, slots in sorted(reservation.slots.items())
             for _ in range(slots))
+
+
+def set_server_group(database: db_api.Database, reservation_id: str,
+                     group_id: str | None) -> None:
+    """Record the reservation's Nova server group (None: it has none)."""
+    with database.writer() as session:
+        session.execute(
+            sa.update(models.InstanceReservation)
+            .where(models.InstanceReservation.reservation_id ==
+                   reservation_id)
+            .values(server_group_id=group_id))
 
 
 def get(database: db_api.Database, lease_id: str) -> Lease:
@@ -398,7 +411,8 @@ def _reservations(session: sa.orm.Session,
             status=r.status, vcpus=i.vcpus, memory_mb=i.memory_mb,
             disk_gb=i.disk_gb, amount=i.amount, affinity=i.affinity,
             resource_class=i.resource_class, flavor_id=i.flavor_id,
-            allocations=tuple(slots.get(r.id, ()))))
+            allocations=tuple(slots.get(r.id, ())),
+            server_group_id=i.server_group_id))
     return out
 
 
