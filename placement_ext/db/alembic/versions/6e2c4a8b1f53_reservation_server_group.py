@@ -1,7 +1,7 @@
 """The Nova server group of an instance reservation.
 
 Revision ID: 6e2c4a8b1f53
-Revises: 3f6b2a9d1e47
+Revises: b7e2c9d4a1f3
 Create Date: 2026-11-26 08:45:00.000000
 
 """
@@ -11,7 +11,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = '6e2c4a8b1f53'
-down_revision = '3f6b2a9d1e47'
+down_revision = 'b7e2c9d4a1f3'
 branch_labels = None
 depends_on = None
 
