@@ -327,13 +327,14 @@ def touch_computehosts(session: orm.Session,
     """Write the rows of the hosts whose slots this transaction changes.
 
     On one server the :func:`lock_computehosts` lock is enough. On Galera
-    it holds on one node only, and inserting allocations does not write
-    the host row, so two writers on two nodes could both take a host's
-    last slot. Writing the host row (``updated_at``; the generation
-    stays, it tells other changes of the host) puts it in the
-    transaction's write set: of two writers on two nodes choosing the
-    same host, the later fails at commit with a deadlock error, and its
-    retry sees the other's slots.
+    it holds on one node only; only rows in a transaction's write set
+    conflict at commit. An allocation inserted under that lock happens to
+    add its host to the write set on MariaDB 10.11 (its foreign key
+    check), but not without the lock, and that is the server's detail,
+    not a promise. Writing the host row (``updated_at``; the generation
+    stays, it tells changes of the host itself) makes it one: of two
+    writers on two nodes choosing the same host, the later fails at
+    commit with a deadlock error, and its retry sees the other's slots.
     """
     ids = sorted(set(host_ids))
     if not ids:
