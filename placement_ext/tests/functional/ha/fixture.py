@@ -142,3 +142,39 @@ def restart_galera_node(s: mc_settings.Settings, node: int) -> float:
     ha.start_galera_node(s, node)
     ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
     return time.monotonic() - start
+
+
+def restart_rabbit_node(s: mc_settings.Settings, node: int) -> float:
+    """Start a killed RabbitMQ node again (it rejoins its cluster);
+    seconds until the cluster runs its three nodes."""
+    start = time.monotonic()
+    proc = procs.Proc(s.path(), f'ha-rabbit{node}')
+    proc.stop(timeout=10)            # what the VM left (epmd keeps its name)
+    ha.start_rabbit_node(s, node)
+    ha.wait_rabbit(s, node, timeout=REJOIN_TIMEOUT)
+    deadline = start + REJOIN_TIMEOUT
+    while len(ha.running_rabbit_nodes(s)) < ha.NODES:
+        if time.monotonic() > deadline:
+            raise AssertionError(f'RabbitMQ node {node} did not rejoin')
+        time.sleep(1)
+    return time.monotonic() - start
+
+
+def queue_leader(s: mc_settings.Settings, queue: str) -> int:
+    """The node that holds the leader of quorum queue ``queue``."""
+    result = ha.rabbitmqctl(s, 0, 'list_queues', 'name', 'leader',
+                            '--formatter', 'json')
+    for row in json.loads(result.stdout):
+        if row['name'] == queue:
+            return int(row['leader'].split('@')[0][len('ha'):])
+    raise AssertionError(f'no quorum queue {queue}: {result.stdout}')
+
+
+def kill_service(test: unittest.TestCase, name: str) -> None:
+    """SIGKILL one of our HA services (``manager1``, ``conductor2``);
+    started again at cleanup."""
+    s = settings()
+    proc = procs.Proc(s.path(), f'ha-{name}')
+    test.assertIsNotNone(proc.pid, f'{name} is not running')
+    proc.signal(signal.SIGKILL)
+    test.addCleanup(ha.start_service, s, f'ha-{name}')
