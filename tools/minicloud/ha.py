@@ -379,6 +379,9 @@ def controller_config(s: mc_settings.Settings, controller: int) -> dict:
                      'db_retry_interval': '1', 'db_max_retry_interval': '5',
                      'db_max_retries': '20',
                      'max_retries': '-1', 'retry_interval': '1'},
+        # a killed conductor's operations are adopted after 30 s
+        'conductor': {'operation_heartbeat_interval': '10',
+                      'operation_takeover_timeout': '30'},
         'oslo_messaging_rabbit': {'rabbit_quorum_queue': 'true',
                                   'heartbeat_timeout_threshold': '15',
                                   'kombu_failover_strategy': 'round-robin'},

@@ -136,6 +136,9 @@ def restart_galera_node(s: mc_settings.Settings, node: int) -> float:
     """Start a killed node again; seconds until it is Synced."""
     start = time.monotonic()
     proc = procs.Proc(s.path(), f'ha-galera{node}')
+    if proc.alive():           # restarted already
+        ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
+        return 0.0
     deadline = start + 30
     while proc.members() and time.monotonic() < deadline:
         time.sleep(0.2)

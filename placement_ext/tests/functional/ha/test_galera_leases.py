@@ -174,3 +174,55 @@ class TestNodeKilled(GaleraTestCase):
         self.assertEqual(min(CAPACITY, 20), len(created))
         leases = self.assert_no_overbooking(created)
         self.assert_placement_matches(managers, leases)
+
+    def run_events_until(self, managers, leases, status, fault):
+        """Both managers' event tasks at once, ``fault()`` once the first
+        lease reached ``status``; then again (the clock moved past the
+        stale bound, as the next periodic runs would) until every lease
+        is there."""
+        def run(manager):
+            try:
+                self.run_events(manager)
+            except Exception:   # noqa: BLE001, S110 - its node was killed
+                pass
+
+        threads = [threading.Thread(target=run, args=(m,))
+                   for m in managers]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + BOUND
+        while time.monotonic() < deadline and not any(
+                lease_obj.get(self.db, le.id).status == status
+                for le in leases):
+            time.sleep(0.05)
+        fault()
+        for thread in threads:
+            thread.join(BOUND)
+        while time.monotonic() < deadline and {
+                lease_obj.get(self.db, le.id).status for le in leases} != {
+                status}:
+            self.clock.advance(seconds=base.SETTINGS.event_stale_after + 1)
+            for manager in managers:
+                run(manager)
+        self.assertEqual({status}, {lease_obj.get(self.db, le.id).status
+                                    for le in leases})
+
+    def test_galera_node_killed_during_lease_start_and_end(self):
+        managers = self.managers(self.ha['controller_db_urls'],
+                                 reconnect=True)
+        leases = [self.create_lease(manager=managers[n % 2], name=f'l{n}',
+                                    amount=1, hours=1)
+                  for n in range(CAPACITY)]
+        # the test's reads go to node 2, which is never killed
+        self.db = self.galera.on(self.ha['galera_urls'][2])
+        s = ha_fixture.settings()
+        self.run_events_until(managers, leases, models.LEASE_ACTIVE,
+                              lambda: ha_fixture.kill_galera_node(self, 0))
+        ha_fixture.restart_galera_node(s, 0)
+        self.assert_placement_matches(managers, leases)
+        self.clock.advance(hours=1)
+        self.run_events_until(managers, leases, models.LEASE_TERMINATED,
+                              lambda: ha_fixture.kill_galera_node(self, 1))
+        for i in range(HOSTS):
+            self.assertEqual({}, self.reservation_inventory(f'cn{i}'))
+        self.assertEqual([], self.res.reconciler.run()['findings'])
