@@ -6,7 +6,11 @@ them):
 
 * a RabbitMQ node killed (SIGKILL), and the node that holds the leader of
   the managers' queue killed;
-* one manager SIGKILLed while the other keeps serving.
+* one manager SIGKILLed while the other keeps serving;
+* the conductor driving a lifecycle operation SIGKILLed: the other
+  adopts it once its heartbeat is stale (``operation_takeover_timeout``
+  30 s) and ends it COMPLETED, never trying the failed zone again and
+  never owned by both at once.
 
 For each, every request ends within ``BOUND`` seconds: created, refused
 with a reason (NoCapacity), or, for a call whose reply was lost with
@@ -32,8 +36,12 @@ from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
 from placement_ext import service
+from placement_ext.conductor import rpcapi as conductor_rpcapi
+from placement_ext.db import models
 from placement_ext.manager import rpcapi as manager_rpcapi
+from placement_ext.objects import operation as op_obj
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
+from placement_ext.tests.functional.conductor import base as conductor_base
 from placement_ext.tests.functional.ha import fixture as ha_fixture
 
 # a call answers within this, or its caller gets ServiceUnavailable
@@ -178,3 +186,55 @@ class TestManagerKilled(ServicesTestCase):
         # twice; the lease of a lost call is there at most once (names
         # are unique per project)
         self.assertLessEqual(len(lost), 8)
+
+
+class TestConductorKilled(conductor_base.ConductorCloudTestCase):
+
+    def setUp(self):
+        self.ha = ha_fixture.use_ha(self)
+        super().setUp()
+        # the HA conductors' configuration and database
+        self.conf = service.load_config(
+            [], default_config_files=[self.ha['config_files'][0]])
+        self.db = ha_fixture.new_database(self.ha['galera_urls'][2])
+        self.addCleanup(self.db.dispose)
+
+    def wait(self, op_id, predicate, owners):
+        deadline = time.monotonic() + BOUND
+        while time.monotonic() < deadline:
+            op = op_obj.get(self.db, op_id)
+            owners.append(op.owner)
+            if predicate(op):
+                return op
+            time.sleep(0.2)
+        self.fail(f'operation {op_id}: not within {BOUND} s ({op})')
+
+    def test_conductor_killed_the_other_adopts(self):
+        self.cloud.fill_zone('AZ-1')
+        transport = rpc.get_transport(self.conf)
+        self.addCleanup(transport.cleanup)
+        api = conductor_rpcapi.ConductorAPI(self.conf, transport)
+        context = pe_context.get_admin_context(self.conf)
+        api.wait_until_up(context)
+        op_id = api.start_operation(context, self.request(
+            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))['id']
+        owners = []
+        # AZ-1 failed, the move elsewhere is in flight: kill its driver
+        op = self.wait(op_id, lambda op: len(op.attempts) == 2, owners)
+        killed = op.owner
+        ha_fixture.kill_service(self, killed.replace('controller',
+                                                     'conductor'))
+        op = self.wait(op_id, lambda op: op.owner not in (None, killed),
+                       owners)
+        op = self.wait(op_id,
+                       lambda op: op.state not in op_obj.RUNNABLE_STATES,
+                       owners)
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
+        self.assertEqual(2, len(op.attempts))
+        self.assertIsNone(op.owner)
+        # one owner at a time: the killed one, then the survivor
+        seen = [o for i, o in enumerate(owners)
+                if o and (i == 0 or owners[i - 1] != o)]
+        self.assertEqual(2, len(seen), owners)
+        self.assertEqual(killed, seen[0])
