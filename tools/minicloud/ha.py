@@ -259,25 +259,10 @@ def rabbit_node(node: int) -> str:
 
 def rabbit_env(s: mc_settings.Settings, node: int) -> dict[str, str]:
     p = ports(s)
-    home = _dir(s, 'rabbit')            # one Erlang cookie for all nodes
-    mine = _dir(s, f'rabbit{node}')
-    return {
-        **os.environ,
-        'HOME': str(home),
-        'RABBITMQ_CONF_ENV_FILE': str(mine / 'rabbitmq-env.conf'),
-        'RABBITMQ_CONFIG_FILE': str(mine / 'rabbitmq.conf'),
-        'RABBITMQ_ADVANCED_CONFIG_FILE': str(mine / 'advanced.config'),
-        'RABBITMQ_ENABLED_PLUGINS_FILE': str(mine / 'enabled_plugins'),
-        'RABBITMQ_MNESIA_BASE': str(mine / 'mnesia'),
-        'RABBITMQ_LOG_BASE': str(s.path('log')),
-        'RABBITMQ_LOGS': '-',
-        'RABBITMQ_NODENAME': rabbit_node(node),
-        'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
-        'RABBITMQ_NODE_PORT': str(p[f'rabbit{node}']),
-        'RABBITMQ_DIST_PORT': str(p[f'rabbit_dist{node}']),
-        'ERL_EPMD_PORT': str(p['epmd']),
-        'ERL_EPMD_ADDRESS': '127.0.0.1',
-    }
+    # one Erlang cookie (in HOME) for all nodes
+    return backends.rabbit_node_env(
+        s, _dir(s, 'rabbit'), _dir(s, f'rabbit{node}'), rabbit_node(node),
+        p[f'rabbit{node}'], p[f'rabbit_dist{node}'], p['epmd'])
 
 
 def start_rabbit_node(s: mc_settings.Settings, node: int) -> None:
