@@ -79,6 +79,7 @@ from placement_ext.db import models
 
 LOG = logging.getLogger(__name__)
 T = typing.TypeVar('T')
+
 # Execution option marking connections that belong to writer sessions.
 _WRITER_OPTION = 'placement_ext_writer'
 # Session.info key: True in writer sessions, False in reader sessions.

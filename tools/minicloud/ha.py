@@ -361,6 +361,8 @@ def controller_config(s: mc_settings.Settings, controller: int) -> dict:
         'database': {'connection': controller_db_url(s, controller),
                      # a failed node: the proxy sends the retry elsewhere
                      'use_db_reconnect': 'true',
+                     # causal reads: controllers write to different nodes
+                     'mysql_wsrep_sync_wait': '1',
                      'db_retry_interval': '1', 'db_max_retry_interval': '5',
                      'db_max_retries': '20',
                      'max_retries': '-1', 'retry_interval': '1'},

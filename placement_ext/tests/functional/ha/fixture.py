@@ -87,6 +87,9 @@ def new_database(url: str, reconnect: bool = False) -> db_api.Database:
     conf.set_override('db_retry_interval', 1, 'database')
     conf.set_override('db_max_retry_interval', 2, 'database')
     conf.set_override('use_db_reconnect', reconnect, 'database')
+    # causal reads: a node answers once it applied what the others
+    # committed before (managers write through different nodes)
+    conf.set_override('mysql_wsrep_sync_wait', 1, 'database')
     return db_api.Database(conf)
 
 
