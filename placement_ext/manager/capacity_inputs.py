@@ -119,14 +119,17 @@ class HostViews:
                        ) -> list[host_obj.Host]:
         """The reservable hosts by hypervisor hostname, loading only
         those whose row changed since this manager loaded it."""
-        self._hosts = {host_id: host for host_id, host in self._hosts.items()
-                       if _same_host(host, stamps.get(host_id))}
-        missing = [host_id for host_id in stamps if host_id not in self._hosts]
+        # copy on write: lease creates of this manager run in several
+        # threads; a cache is replaced, never changed in place, so each
+        # works on whole snapshots
+        hosts = {host_id: host for host_id, host in self._hosts.items()
+                 if _same_host(host, stamps.get(host_id))}
+        missing = [host_id for host_id in stamps if host_id not in hosts]
         if missing:
-            self._hosts.update((h.id, h) for h in host_obj.get_many(
+            hosts.update((h.id, h) for h in host_obj.get_many(
                 self.database, missing) if h.reservable)
-        return sorted(self._hosts.values(),
-                      key=lambda h: h.hypervisor_hostname)
+        self._hosts = hosts
+        return sorted(hosts.values(), key=lambda h: h.hypervisor_hostname)
 
     def _usages(self, hosts: list[host_obj.Host],
                 stamps: Mapping[int, host_obj.Stamp],
@@ -147,9 +150,9 @@ class HostViews:
             if host_id not in unlisted})
         kept = {host_id: stamp.view for host_id, stamp in stamps.items()
                 if stamp.view is not None}
-        self._load([h for h in hosts if h.id not in fresh], kept)
-        usages = {h.id: self._loaded[h.id][1] for h in hosts
-                  if h.id not in fresh and h.id in self._loaded}
+        loaded = self._load([h for h in hosts if h.id not in fresh], kept)
+        usages = {h.id: loaded[h.id][1] for h in hosts
+                  if h.id not in fresh and h.id in loaded}
         usages.update((host_id, _usage(view, 'inventories'))
                       for host_id, view in fresh.items())
         return usages
@@ -182,23 +185,26 @@ class HostViews:
         return out
 
     def _load(self, hosts: list[host_obj.Host],
-              stamps: Mapping[int, _Stamp]) -> None:
+              stamps: Mapping[int, _Stamp]) -> dict:
         """Load the kept views this manager has not loaded yet (or that
-        were stored again since)."""
-        for host_id in set(self._loaded) - set(stamps):
-            del self._loaded[host_id]
+        were stored again since); the loaded views (copy on write, see
+        :meth:`_current_hosts`)."""
+        loaded = {host_id: item for host_id, item in self._loaded.items()
+                  if host_id in stamps}
         wanted = [h for h in hosts if h.id in stamps and (
-            self._loaded.get(h.id, (None,))[0] != stamps[h.id])]
-        if not wanted:
-            return
-        views = host_obj.known_usages(self.database, [h.id for h in wanted])
-        for host in wanted:
-            view = views.get(host.id)
-            if view is None:
-                continue    # forgotten meanwhile: unknown this time
-            usage = _usage(view, 'kept')
-            self._loaded[host.id] = (stamps[host.id], usage,
-                                     _decision_host(host, usage))
+            loaded.get(h.id, (None,))[0] != stamps[h.id])]
+        if wanted:
+            views = host_obj.known_usages(self.database,
+                                          [h.id for h in wanted])
+            for host in wanted:
+                view = views.get(host.id)
+                if view is None:
+                    continue    # forgotten meanwhile: unknown this time
+                usage = _usage(view, 'kept')
+                loaded[host.id] = (stamps[host.id], usage,
+                                   _decision_host(host, usage))
+        self._loaded = loaded
+        return loaded
 
 
 def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:

@@ -130,8 +130,11 @@ class Leases:
                        '"placement-ext host create"')
         candidates = [h for h in seen.hosts
                       if h.hypervisor_hostname not in busy_hosts]
-        lease_id = self._reserve(values, requests, candidates, seen.usages,
-                                 project_id, user_id, reservation_ids)
+        # the whole decision is redone if its transaction deadlocks (on
+        # Galera: another manager took the same hosts on another node)
+        lease_id = self.database.retrying(
+            self._reserve, values, requests, candidates, seen.usages,
+            project_id, user_id, reservation_ids)
         self._provision_or_undo(lease_obj.get(self.database, lease_id))
         lease = lease_obj.get(self.database, lease_id)   # with its group
         LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
@@ -229,6 +232,26 @@ class Leases:
                 field='reservation', reason='a started reservation changes '
                 'its amount and dates only')
         seen = self.views.current(self.hosts.freepool_uuid())
+        changes = self.database.retrying(
+            self._repick, lease, req, seen, (start, end),
+            started and not moves, busy_hosts)
+        if resized:
+            self.nova.delete_flavor(res.flavor_id)   # flavors are immutable
+        updated = lease_obj.get(self.database, lease.id)
+        self.provision(updated, updated.reservations[0])
+        if started:
+            self._apply_inventory(updated.reservations[0], dict(changes))
+        return lease_obj.get(self.database, lease.id)   # with its group
+
+    def _repick(self, lease: lease_obj.Lease, req: _Request,
+                seen: inputs.Current,
+                period: tuple[datetime.datetime, datetime.datetime],
+                keep_slots: bool, busy_hosts: frozenset[str]
+                ) -> tuple[tuple[str, int], ...]:
+        """Pick the slots of ``lease``'s reservation again and write them,
+        in one transaction; returns the changes per host."""
+        (res,) = lease.reservations
+        start, end = period
         with self.database.writer():
             reservable = host_obj.lock_reservable(self.database)
             hosts = [h for h in seen.hosts if h.id in reservable
@@ -240,20 +263,14 @@ class Leases:
                 res.slots_by_host, tuple(sorted(
                     (h.hypervisor_hostname, new.slots[h.id])
                     for h in hosts if h.id in new.slots)))
-            if started and not moves and any(d < 0 for _h, d in changes):
+            if keep_slots and any(d < 0 for _h, d in changes):
                 raise exception.NoCapacity(
                     reason=f'lease {lease.id} is started: its slots stay '
                            f'where they are, and {dict(changes)} would '
                            f'move some')
             lease_obj.update(self.database, lease.id, start_date=start,
                              end_date=end, reservation=new)
-        if resized:
-            self.nova.delete_flavor(res.flavor_id)   # flavors are immutable
-        updated = lease_obj.get(self.database, lease.id)
-        self.provision(updated, updated.reservations[0])
-        if started:
-            self._apply_inventory(updated.reservations[0], dict(changes))
-        return lease_obj.get(self.database, lease.id)   # with its group
+        return changes
 
     def _apply_inventory(self, res: lease_obj.Reservation,
                          changes: dict[str, int]) -> None:

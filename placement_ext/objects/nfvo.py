@@ -19,6 +19,7 @@ from placement_ext.db import api as db_api
 from placement_ext.db import models
 
 
+@db_api.retry_on_deadlock
 def issue_token(database: db_api.Database, client_id: str,
                 lifetime: int) -> str:
     """A new access token for ``client_id``, valid ``lifetime`` seconds."""
@@ -42,6 +43,7 @@ def token_valid(database: db_api.Database, token: str) -> bool:
         return row is not None and row.expires_at > models.utcnow()
 
 
+@db_api.retry_on_deadlock
 def save_grant(database: db_api.Database, grant_id: str, request: dict,
                grant: dict) -> None:
     """Keep the Grant given for ``request`` (a GrantRequest document)."""

@@ -86,6 +86,7 @@ class Operation:
         return out
 
 
+@db_api.retry_on_deadlock
 def create(database: db_api.Database, *, vnf_instance_id: str,
            operation: str, params: dict, placement: dict,
            request_id: str | None = None) -> Operation:
@@ -121,6 +122,7 @@ def list_operations(database: db_api.Database,
         return [_operation(row, ()) for row in session.scalars(stmt)]
 
 
+@db_api.retry_on_deadlock
 def set_state(database: db_api.Database, op: Operation, state: str, *,
               error: dict | None = None,
               placement: dict | None = None) -> Operation:
@@ -142,6 +144,7 @@ def set_state(database: db_api.Database, op: Operation, state: str, *,
     return get(database, op.id)
 
 
+@db_api.retry_on_deadlock
 def start_attempt(database: db_api.Database, op: Operation, *, vdu_id: str,
                   zone: str, placement: dict, decision: dict) -> Operation:
     """Record a try before sending it, with the placement it will use."""
@@ -154,6 +157,7 @@ def start_attempt(database: db_api.Database, op: Operation, *, vdu_id: str,
     return get(database, op.id)
 
 
+@db_api.retry_on_deadlock
 def finish_attempt(database: db_api.Database, op: Operation, *,
                    outcome: str, duration_s: float,
                    vdu_id: str | None = None, zone: str | None = None,
@@ -178,6 +182,7 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
     return get(database, op.id)
 
 
+@db_api.retry_on_deadlock
 def claim(database: db_api.Database, operation_id: str, host: str,
           stale_before: datetime.datetime) -> bool:
     """Make ``host`` the owner of a runnable operation, if it may be.
@@ -200,6 +205,7 @@ def claim(database: db_api.Database, operation_id: str, host: str,
         return session.execute(stmt).rowcount == 1
 
 
+@db_api.retry_on_deadlock
 def heartbeat(database: db_api.Database, host: str,
               operation_ids: Iterable[str] | None = None) -> int:
     """Renew ``host``'s claim on the runnable operations it owns.
@@ -223,6 +229,7 @@ def heartbeat(database: db_api.Database, host: str,
         return session.execute(stmt).rowcount
 
 
+@db_api.retry_on_deadlock
 def release(database: db_api.Database, operation_id: str, host: str) -> None:
     """Give the operation up (it ended, or waits for a retry)."""
     table = models.Operation

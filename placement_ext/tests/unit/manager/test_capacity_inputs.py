@@ -1,6 +1,8 @@
 """From Placement's answers (read now or kept) to the decision's inputs."""
 
 import datetime
+import threading
+import time
 import types
 
 import fixtures
@@ -198,6 +200,43 @@ class TestCurrentUsages(testtools.TestCase):
         self.assertEqual([self.hosts[1].id, self.hosts[2].id, new.id],
                          [h.id for h in seen.hosts])
         self.assertEqual({h.id for h in seen.hosts}, set(seen.usages))
+
+    def test_concurrent_creates_of_one_manager_see_every_host(self):
+        """A manager serves several lease creates at once (RPC threads):
+        each sees every reservable host, however the loads interleave
+        (one saw none, "no reservable host", under 8 threads)."""
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        views = inputs.HostViews(reads, self.db)
+        real_get_many = host_obj.get_many
+        real_known = host_obj.known_usages
+
+        def slow(real):
+            def wrapper(*args, **kwargs):
+                time.sleep(0.02)
+                return real(*args, **kwargs)
+            return wrapper
+
+        self.patch(host_obj, 'get_many', slow(real_get_many))
+        self.patch(host_obj, 'known_usages', slow(real_known))
+        seen, errors = [], []
+
+        def create():
+            try:
+                for _ in range(5):
+                    current = views.current('agg')
+                    seen.append(([h.id for h in current.hosts],
+                                 sorted(current.usages)))
+            except Exception as exc:   # noqa: BLE001 - asserted below
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=create) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([], errors)
+        ids = [h.id for h in self.hosts]
+        self.assertEqual([(ids, ids)] * 40, seen)
 
     def test_decision_inputs(self):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
