@@ -160,7 +160,33 @@ def describe(error: js_exceptions.ValidationError) -> tuple[str, str]:
                 f'{error.validator_value}')
     if error.validator == 'minLength' and instance == '':
         return json_path(parts), 'must not be empty'
-    return json_path(parts), error.message
+    limit = _LIMITS.get(error.validator)
+    if limit is not None and isinstance(instance, (str, list, dict)):
+        return json_path(parts), limit.format(
+            n=len(instance), limit=error.validator_value)
+    return json_path(parts), _short_instance(error.message, instance)
+
+
+# size limits: what was sent and what is allowed (jsonschema's message
+# repeats the value, megabytes perhaps, and not the limit)
+_LIMITS = {
+    'maxLength': 'is too long: {n} characters, at most {limit} allowed',
+    'minLength': 'is too short: {n} characters, at least {limit} needed',
+    'maxItems': 'is too long: {n} items, at most {limit} allowed',
+    'maxProperties': 'has {n} properties, at most {limit} allowed',
+    'minProperties': 'has {n} properties, at least {limit} needed',
+}
+# longest value repeated in a reason
+_SHOWN = 80
+
+
+def _short_instance(message: str, instance: object) -> str:
+    """jsonschema's ``message``, with the value it starts with cut short."""
+    shown = repr(instance)
+    if len(shown) <= _SHOWN or not message.startswith(shown):
+        return message
+    rest = message[len(shown):]
+    return f'{shown[:_SHOWN]}... ({len(shown)} characters){rest}'
 
 
 def _unexpected(instance: dict, schema: dict) -> list[str]:
