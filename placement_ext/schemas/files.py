@@ -21,6 +21,10 @@ import yaml
 from placement_ext import exception
 from placement_ext.schemas import validate as schema_validate
 
+# Largest file read by default: far above any request, template or
+# manifest, and it keeps a wrong path (a disk image, a log) out of memory.
+MAX_FILE_BYTES = 64 * 2**20
+
 # Nodes (scalars, lists, mappings) all aliases of one YAML document may
 # repeat in all: merge keys and shared defaults stay far below it.
 MAX_ALIAS_NODES = 10000
@@ -109,37 +113,55 @@ def parse_yaml_documents(text: str | bytes) -> list[object]:
     return list(yaml.load_all(text, Loader=BoundedLoader))  # noqa: S506
 
 
-def load_json(path: str, option: str) -> object:
+def load_json(path: str, option: str,
+              max_bytes: int = MAX_FILE_BYTES) -> object:
     """The JSON document in ``path`` (``-``: standard input).
 
-    :raises InvalidInput: field ``option``, when unreadable or not JSON.
+    :raises InvalidInput: field ``option``, when unreadable, larger than
+        ``max_bytes`` or not JSON.
     """
-    return _load(path, option, json.loads, 'JSON')
+    return _load(path, option, json.loads, 'JSON', max_bytes)
 
 
-def load_yaml(path: str, option: str) -> object:
+def load_yaml(path: str, option: str,
+              max_bytes: int = MAX_FILE_BYTES) -> object:
     """The YAML or JSON document in ``path`` (``-``: standard input).
 
-    :raises InvalidInput: field ``option``, when unreadable or neither.
+    :raises InvalidInput: field ``option``, when unreadable, larger than
+        ``max_bytes`` or neither.
     """
-    return _load(path, option, parse_yaml, 'YAML or JSON')
+    return _load(path, option, parse_yaml, 'YAML or JSON', max_bytes)
 
 
-def load_yaml_documents(path: str, option: str) -> list[object]:
+def load_yaml_documents(path: str, option: str,
+                        max_bytes: int = MAX_FILE_BYTES) -> list[object]:
     """Every YAML document of ``path`` (a Kubernetes manifest stream).
 
-    :raises InvalidInput: field ``option``, when unreadable or not YAML.
+    :raises InvalidInput: field ``option``, when unreadable, larger than
+        ``max_bytes`` or not YAML.
     """
-    return _load(path, option, parse_yaml_documents, 'YAML')
+    return _load(path, option, parse_yaml_documents, 'YAML', max_bytes)
+
+
+def _read(path: str, option: str, max_bytes: int) -> str:
+    """The text of ``path``, read no further than the limit."""
+    if path == '-':
+        stream = getattr(sys.stdin, 'buffer', sys.stdin)
+        data = stream.read(max_bytes + 1)
+    else:
+        with open(path, 'rb') as binary:
+            data = binary.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise exception.InvalidInput(
+            field=option, reason=f'{path!r} is larger than the {max_bytes} '
+                                 f'bytes accepted')
+    return data.decode('utf-8') if isinstance(data, bytes) else data
 
 
 def _load(path: str, option: str, decode: Callable[[str], object],
-          kind: str) -> object:
+          kind: str, max_bytes: int) -> object:
     try:
-        if path == '-':
-            return decode(sys.stdin.read())
-        with open(path, encoding='utf-8') as stream:
-            return decode(stream.read())
+        return decode(_read(path, option, max_bytes))
     except OSError as exc:
         raise exception.InvalidInput(
             field=option, reason=f'cannot read {path!r}: {exc.strerror}')
