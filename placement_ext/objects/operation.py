@@ -30,6 +30,7 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.schemas import validate as schema_validate
 
 TERMINAL_STATES = (models.STATE_COMPLETED, models.STATE_FAILED,
                    models.STATE_ROLLED_BACK)
@@ -101,7 +102,11 @@ def create(database: db_api.Database, *, vnf_instance_id: str,
 
     :raises Conflict: the stack belongs to another VNF instance, or an
         operation still runs on it (see the module doc).
+    :raises InvalidInput: text some database cannot store (a NUL, a lone
+        surrogate), whichever way the request came.
     """
+    schema_validate.check_document(params, 'operation request')
+    schema_validate.check_document(placement, 'placement')
     row = models.Operation(
         id=uuidutils.generate_uuid(), vnf_instance_id=vnf_instance_id,
         operation=operation, state=models.STATE_STARTING, params=params,
@@ -151,6 +156,7 @@ def _locked_stack(session: object, name: str) -> models.Stack | None:
         .execution_options(populate_existing=True)).first()
 
 
+@db_api.retry_on_deadlock
 def retry(database: db_api.Database, op: Operation) -> Operation:
     """Make a FAILED_TEMP operation runnable again (PROCESSING).
 
@@ -205,7 +211,7 @@ def set_state(database: db_api.Database, op: Operation, state: str, *,
     owned at once.
     """
     values = {'state': state, 'state_entered_at': models.utcnow(),
-              'error': error}
+              'error': _storable(error)}
     if state not in RUNNABLE_STATES:
         values.update(owner=None, heartbeat_at=None)
     if placement is not None:
@@ -240,7 +246,7 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
         raise exception.Conflict(
             reason=f'operation {op.id} has no attempt in flight')
     values = {'outcome': outcome, 'duration_s': duration_s,
-              'error_text': error_text,
+              'error_text': _storable(error_text),
               'vdu_id': vdu_id or attempt.vdu_id,
               'zone': zone or attempt.zone}
     with database.writer() as session:
@@ -252,6 +258,16 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
                    models.ZoneAttempt.seq == attempt.seq)
             .values(**values))
     return get(database, op.id)
+
+
+def _storable(value: object) -> object:
+    """A service's error text (or ``{code, title, detail}``) with NUL
+    characters, which PostgreSQL refuses, written as ``\\x00``."""
+    if isinstance(value, str):
+        return value.replace('\x00', '\\x00')
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    return value
 
 
 @db_api.retry_on_deadlock

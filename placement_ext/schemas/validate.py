@@ -73,7 +73,8 @@ def check_document(data: object, what: str,
     """Refuse a document nested deeper than ``limit`` levels, or holding
     text that is not valid Unicode (a lone surrogate such as ``\\ud800``,
     which JSON escapes and undecodable command-line bytes produce: no
-    database, log or output format can encode it).
+    database, log or output format can encode it) or a NUL character
+    (``\\u0000``, which PostgreSQL refuses in text and JSON).
 
     Iterative, so any depth is measured without recursion (json.dumps,
     jsonschema and the databases all recurse or limit depth).
@@ -114,16 +115,34 @@ def check_arguments(kwargs: dict) -> None:
         check_document(value, name)
 
 
-_SURROGATE = re.compile('[\ud800-\udfff]')
+_UNSTORABLE = re.compile('[\ud800-\udfff\x00]')
 
 
 def _check_text(text: str, field: str) -> None:
-    found = _SURROGATE.search(text)
-    if found:
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return
+    what = ('a NUL character, which databases cannot store'
+            if found.group() == '\x00' else
+            'a lone surrogate, which is not valid Unicode text')
+    raise exception.InvalidInput(
+        field=field,
+        reason=f'holds {found.group()!a} at position {found.start()}, '
+               f'{what}')
+
+
+def check_text(text: str, field: str,
+               max_length: int | None = None) -> None:
+    """Refuse text no database stores as sent: not valid Unicode, a NUL
+    character, or longer than ``max_length`` characters.
+
+    :raises InvalidInput: naming ``field``.
+    """
+    if max_length is not None and len(text) > max_length:
         raise exception.InvalidInput(
-            field=field,
-            reason=f'holds {found.group()!a} at position {found.start()}, '
-                   f'a lone surrogate, which is not valid Unicode text')
+            field=field, reason=_LIMITS['maxLength'].format(
+                n=len(text), limit=max_length))
+    _check_text(text, field)
 
 
 def json_path(parts: object) -> str:
