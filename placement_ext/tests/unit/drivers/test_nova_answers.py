@@ -1,9 +1,11 @@
-"""Nova answers novaclient cannot read become one clear ServiceError.
+"""Nova and Heat answers their clients cannot read become one clear
+ServiceError.
 
 Before, Nova (or a proxy in front of it) answering ``{"error": "..."}``
 made novaclient raise AttributeError ('str' object has no attribute
 'get'), which crossed RPC as an unexpected error and the CLI printed a
-3 KB server traceback. A real novaclient talks to a small HTTP server.
+3 KB server traceback; heatclient's error for the same body fails in
+``str()``. The real clients talk to a small HTTP server.
 """
 
 import http.server
@@ -15,6 +17,7 @@ from keystoneauth1 import noauth as ks_noauth
 from keystoneauth1 import session as ks_session
 
 from placement_ext import exception
+from placement_ext.drivers import heat
 from placement_ext.drivers import nova
 
 
@@ -36,14 +39,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 class TestUnreadableAnswers(testtools.TestCase):
 
-    def _driver(self, status: int, body: object) -> nova.NovaDriver:
+    def _driver(self, status: int, body: object,
+                kind: type = nova.NovaDriver) -> object:
         handler = type('H', (_Handler,), {'status': status, 'body': body})
         server = http.server.HTTPServer(('127.0.0.1', 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
         session = ks_session.Session(auth=ks_noauth.NoAuth())
-        return nova.NovaDriver(session, adapter_kwargs={
+        return kind(session, adapter_kwargs={
             'endpoint_override': f'http://127.0.0.1:{server.server_port}'})
 
     def test_error_body_that_is_a_string(self):
@@ -53,3 +57,13 @@ class TestUnreadableAnswers(testtools.TestCase):
                                     driver.hypervisor, 'compute-1')
             self.assertIn('Nova failed: search hypervisors: ', exc.detail)
             self.assertLess(len(exc.detail), 300)
+
+    def test_heat_error_body_that_is_a_string(self):
+        for status in (500, 400):
+            driver = self._driver(status, {'error': 'engine gone'},
+                                  heat.HeatDriver)
+            exc = self.assertRaises(exception.ServiceError,
+                                    driver.find_stack, 'vnf-1')
+            self.assertIn(f"Heat failed: show stack: HTTP {status}: ",
+                          exc.detail)
+            self.assertIn('engine gone', exc.detail)
