@@ -9,13 +9,18 @@ stopped manager whatever ``rpc_response_timeout`` said, and had no
 ``--timeout``.
 """
 
+import json
 import os
+import socket
+import subprocess
+import sys
 
 import testscenarios
 
 from placement_ext import exception
 from placement_ext.cli import common
 from placement_ext.tests.unit.cli import base
+from placement_ext.tests.unit.cli import test_operation
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
@@ -114,3 +119,30 @@ class TestDeadline(base.CliTestCase):
                                 clients.context, 'x' * 36)
         self.assertIn('the time allowed ran out before get_operation',
                       exc.detail)
+
+
+class TestStartTimeoutWithEmbeddedConductor(base.CliTestCase):
+    """``operation start --timeout 1`` returned after 34 s: the embedded
+    conductor, stopping with the command, waited for the operation (here
+    for a Keystone that accepts connections and never answers, which
+    keeps the operation running for minutes)."""
+
+    def test_the_command_ends_at_its_timeout(self):
+        hole = socket.socket()
+        self.addCleanup(hole.close)
+        hole.bind(('127.0.0.1', 0))
+        hole.listen(16)  # never accepts: every request hangs
+        config = self._config(test_operation.DEAD_KEYSTONE.replace(
+            '127.0.0.1:9', f'127.0.0.1:{hole.getsockname()[1]}'))
+        path = os.path.join(self.tmp, 'request.json')
+        with open(path, 'w') as f:
+            json.dump(test_operation.request('INSTANTIATE'), f)
+        done = subprocess.run(
+            [sys.executable, '-c', 'from placement_ext.cli import shell; '
+             'shell.main()', '--config-file', config, 'operation', 'start',
+             '--request', path, '--timeout', '2', '-f', 'value', '-c',
+             'state'], capture_output=True, text=True, timeout=50)
+        self.assertEqual(3, done.returncode, done.stderr)
+        self.assertIn(done.stdout.strip(), ('STARTING', 'PROCESSING'))
+        self.assertIn('after --timeout 2 s; the conductor of this command '
+                      'stops with it', done.stderr)
