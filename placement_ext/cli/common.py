@@ -121,8 +121,12 @@ class _ReportsErrors:
     # True for commands that only read: they must not create a database
     READ_ONLY = False
 
+    def is_read_only(self, parsed_args: object) -> bool:
+        """Whether this run only reads (``READ_ONLY`` by default)."""
+        return self.READ_ONLY
+
     def run(self, parsed_args: object) -> int:
-        self.app.clients.read_only = self.READ_ONLY
+        self.app.clients.read_only = self.is_read_only(parsed_args)
         try:
             return super().run(parsed_args)
         except exception.PlacementExtError as exc:

@@ -156,6 +156,9 @@ class Reconcile(common.CallsServices, common.Lister):
             self._exit_status = 1
         return FINDING_COLUMNS, rows
 
+    def is_read_only(self, parsed_args: argparse.Namespace) -> bool:
+        return not parsed_args.repair
+
     def run(self, parsed_args: argparse.Namespace) -> int:
         self._exit_status = 0
         status = super().run(parsed_args)

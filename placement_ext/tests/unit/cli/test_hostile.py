@@ -56,7 +56,7 @@ class TestReadOnlyCommandsCreateNothing(base.CliTestCase):
     scenarios = [(' '.join(argv), {'argv': argv}) for argv in (
         ['operation', 'list'], ['operation', 'show', 'x' * 36],
         ['host', 'list'], ['host', 'show', 'h'], ['lease', 'list'],
-        ['lease', 'show', 'l'], ['status'])]
+        ['lease', 'show', 'l'], ['lease', 'reconcile'], ['status'])]
 
     def test_mistyped_sqlite_path(self):
         path = os.path.join(self.tmp, 'typo', 'pe.sqlite')
