@@ -296,7 +296,7 @@ class ServiceAPI:
         try:
             return cctxt.call(context, method, **kwargs)
         except oslo_messaging.MessagingTimeout:
-            waited = f'{timeout:g}'
+            waited = f'{round(timeout, 1):g}'
             raise exception.ServiceUnavailable(
                 service=self.SERVICE,
                 reason=f'no reply to {method} on topic {self.topic} '
@@ -316,11 +316,10 @@ class ServiceAPI:
             raise exception.ServiceUnavailable(service=self.SERVICE,
                                                reason=str(exc))
 
-
     def _timeout(self, method: str, timeout: float | None) -> float:
         """Seconds ``method`` may wait: its own (or ``rpc_response_timeout``),
-        and with a :attr:`deadline` what is left of it, which then
-        replaces any longer default.
+        or, with a :attr:`deadline`, what is left of it: the caller's
+        budget for its whole run replaces the per-call defaults.
 
         :raises ServiceUnavailable: the deadline has passed.
         """

@@ -96,7 +96,7 @@ class TestTimeouts(StoppedManager):
     def test_host_create_timeout_option(self):
         error = self._host_create('--timeout', '0.5')
         self.assertIn('no reply to create_host', error)
-        self.assertIn('within 0.', error)
+        self.assertIn('within 0.5 s', error)
 
     def test_timeout_must_be_positive(self):
         for bad in ('0', '-1', 'nan', 'inf', 'x'):
