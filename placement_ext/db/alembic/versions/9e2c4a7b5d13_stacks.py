@@ -4,7 +4,7 @@ Stacks that operations already changed are recorded for the VNF instance
 of the latest operation on them.
 
 Revision ID: 9e2c4a7b5d13
-Revises: b7e2c9d4a1f3
+Revises: 6e2c4a8b1f53
 Create Date: 2026-11-26 09:20:00.000000
 
 """
@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql
 
 # revision identifiers, used by Alembic.
 revision = '9e2c4a7b5d13'
-down_revision = 'b7e2c9d4a1f3'
+down_revision = '6e2c4a8b1f53'
 branch_labels = None
 depends_on = None
 

@@ -88,7 +88,7 @@ class MigrationChecks(test_migrations.ModelsMigrationsSync):
 
     def test_stacks_are_filled_from_the_operations(self):
         # the latest operation on each stack names its VNF instance
-        migration.upgrade(self.conf, 'b7e2c9d4a1f3',
+        migration.upgrade(self.conf, '6e2c4a8b1f53',
                           database=self.database.db)
         rows = [('op-1', 'vnf-a', 's1', 1), ('op-2', 'vnf-a', 's1', 2),
                 ('op-3', 'vnf-b', 's2', 3), ('op-4', 'vnf-c', None, 4)]
