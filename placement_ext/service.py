@@ -7,6 +7,7 @@ run a service in its own process (``placement-ext-conductor``) and
 inside another program (:mod:`placement_ext.embedded`).
 """
 
+import glob
 import os
 import re
 import signal
@@ -249,23 +250,34 @@ def unreadable_config(args: list[str],
 
     oslo.config lets a directory given as ``--config-file`` (OSError) or a
     file that is not UTF-8 (UnicodeDecodeError, with no file name) escape
-    as they are.
+    as they are; the file may also be one of a ``--config-dir``'s (or of
+    the default ``placement_ext.conf.d`` directories).
     """
-    pairs = zip(args, args[1:], strict=False)
-    candidates = [value for flag, value in pairs
-                  if flag == '--config-file']
-    candidates += [arg.split('=', 1)[1] for arg in args
-                   if arg.startswith('--config-file=')]
-    for path in candidates + list(default_config_files or ()):
+    files = _option_values(args, '--config-file') + \
+        list(default_config_files or ())
+    candidates = [('--config-file', path) for path in files]
+    for directory in _option_values(args, '--config-dir') + \
+            cfg.find_config_dirs('placement_ext'):
+        candidates += [('--config-dir', path) for path in
+                       sorted(glob.glob(os.path.join(directory, '*.conf')))]
+    for field, path in candidates:
         try:
             with open(path, encoding='utf-8') as stream:
                 stream.read()
         except (OSError, UnicodeDecodeError) as error:
             reason = error.strerror if isinstance(error, OSError) else \
                 f'not UTF-8 text ({error.reason} at byte {error.start})'
-            return exception.InvalidInput(field='--config-file',
+            return exception.InvalidInput(field=field,
                                           reason=f'{path}: {reason}')
     return exception.InvalidInput(field='configuration', reason=str(exc))
+
+
+def _option_values(args: list[str], option: str) -> list[str]:
+    """Values of ``option`` in ``args`` (``--opt V`` and ``--opt=V``)."""
+    pairs = zip(args, args[1:], strict=False)
+    values = [value for flag, value in pairs if flag == option]
+    return values + [arg.split('=', 1)[1] for arg in args
+                     if arg.startswith(option + '=')]
 
 
 # oslo.config's text for a value its type refuses

@@ -444,6 +444,25 @@ class ZoneAttempt(TimestampMixin, Base):
         back_populates='attempts', lazy='raise')
 
 
+class Stack(TimestampMixin, Base):
+    """A Heat stack our operations change: the one VNF instance it
+    belongs to, and the operation that took it last.
+
+    One row per stack name, so two operations taking a new stack at once
+    cannot both insert it; a taker locks the row, see
+    ``objects.operation.create``. No foreign key to the operation: the
+    record outlives it.
+    """
+
+    __tablename__ = 'stacks'
+    __table_args__ = _table_args()
+
+    name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH),
+                                      primary_key=True)
+    vnf_instance_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
+    operation_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
+
+
 class HomingPlan(TimestampMixin, Base):
     """An ONAP HAS plan (``POST /v1/plans``) and its answer.
 

@@ -202,10 +202,10 @@ class HeatDriver:
             return {'stack_status': 'DELETE_COMPLETE', 'id': stack_id}
         except heat_exc.HTTPException as exc:
             if (getattr(exc, 'code', 0) or 0) < 500:
-                raise exception.ServiceError(service='Heat',
-                                             reason=f'show stack: {exc}')
+                raise exception.ServiceError(
+                    service='Heat', reason=f'show stack: {_text(exc)}')
             LOG.warning('Heat could not show stack %(id)s yet: %(exc)s',
-                        {'id': stack_id, 'exc': exc})
+                        {'id': stack_id, 'exc': _text(exc)})
         except (ks_exc.ConnectionError, ks_exc.DiscoveryFailure) as exc:
             # refused, timed out (a hung heat-api), or no token yet
             LOG.warning('Heat unreachable while waiting for stack %(id)s: '
@@ -236,7 +236,16 @@ class HeatDriver:
                 return func(*args, **kwargs)
         except heat_exc.HTTPNotFound as exc:
             raise exception.NotFound(kind='stack', id=str(args[:1] or ''),
-                                     message=f'Heat: {what}: {exc}')
+                                     message=f'Heat: {what}: {_text(exc)}')
         except heat_exc.HTTPException as exc:
             raise exception.ServiceError(service='Heat',
-                                         reason=f'{what}: {exc}')
+                                         reason=f'{what}: {_text(exc)}')
+
+
+def _text(exc: heat_exc.HTTPException) -> str:
+    """heatclient's text of an error answer; its ``str()`` fails with
+    AttributeError on a body such as ``{"error": "text"}``."""
+    try:
+        return str(exc)
+    except (AttributeError, KeyError, TypeError):
+        return f'HTTP {getattr(exc, "code", "?")}: {exc.error!r}'

@@ -483,6 +483,14 @@ class NovaDriver:
         except nova_exc.ClientException as exc:
             raise exception.ServiceError(service='Nova',
                                          reason=f'{what}: {exc}')
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # novaclient reads Nova's answer blindly: an error body such
+            # as {"error": "text"} or a body without the expected key
+            # fails inside it
+            raise exception.ServiceError(
+                service='Nova',
+                reason=f'{what}: an answer novaclient cannot read '
+                       f'({type(exc).__name__}: {exc})')
 
 
 def _worker(server: object) -> node_labels.Server:
