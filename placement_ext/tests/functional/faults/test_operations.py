@@ -26,7 +26,6 @@ import sqlalchemy as sa
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.db import models
-from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
@@ -133,8 +132,7 @@ class TestHungServices(base.ConductorCloudTestCase):
             endpoint = conductor_manager.ConductorManager(self.conf, 'test',
                                                           self.db)
             endpoint.retry_operation(self._context(), operation_id=op.id)
-            op = op_obj.get(self.db, endpoint.run_operation(
-                self._context(), operation_id=op.id)['id'])
+            op = endpoint.drive(op.id)
         return op
 
     def _cloud_database_server(self):
