@@ -19,6 +19,7 @@ from novaclient import exceptions as nova_exc
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext.decision import host_names
 from placement_ext.decision import node_labels
 from placement_ext.drivers import keystone
@@ -57,8 +58,7 @@ class Hypervisor:
 class NovaDriver:
     def __init__(self, session: ks_session.Session, *,
                  adapter_kwargs: dict | None = None,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         kwargs = dict(adapter_kwargs or {})
         # novaclient names the interface endpoint_type
         if 'interface' in kwargs:
@@ -66,7 +66,6 @@ class NovaDriver:
         self._client = nova_client.Client(API_VERSION, session=session,
                                           **kwargs)
         self._sleep = sleep
-        self._clock = clock
         # requests sent by the reservation methods, keyed by what they do
         self.calls: collections.Counter = collections.Counter()
 
@@ -372,19 +371,20 @@ class NovaDriver:
                               server_id)
             except exception.NotFound:
                 pass
-        deadline = self._clock() + timeout
-        while pending:
-            pending = {s for s in pending if self._server_exists(s)}
+
+        def gone() -> bool | None:
+            pending.intersection_update(
+                {s for s in pending if self._server_exists(s)})
             if progress is not None:
                 progress()
-            if not pending:
-                return
-            if self._clock() >= deadline:
-                raise exception.ServiceError(
-                    service='Nova',
-                    reason=f'servers {", ".join(sorted(pending))} still '
-                           f'exist {timeout} s after their deletion')
-            self._sleep(interval)
+            return True if not pending else None
+
+        if not polling.until(gone, timeout=timeout, interval=interval,
+                             sleep=self._sleep):
+            raise exception.ServiceError(
+                service='Nova',
+                reason=f'servers {", ".join(sorted(pending))} still '
+                       f'exist {timeout} s after their deletion')
 
     def _server_exists(self, server_id: str) -> bool:
         try:
