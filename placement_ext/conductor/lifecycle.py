@@ -37,6 +37,7 @@ from placement_ext.decision import retry_policy
 from placement_ext.decision import zone_precheck
 from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
+from placement_ext.drivers import protocols
 from placement_ext.objects import operation as op_obj
 
 LOG = logging.getLogger(__name__)
@@ -83,10 +84,10 @@ class LifecycleRunner:
     """
 
     def __init__(self, database: db_api.Database,
-                 heat: heat_driver.HeatDriver, zone_source: object,
+                 heat: protocols.Stacks, zone_source: protocols.Zones,
                  settings: Settings,
                  clock: Callable[[], float] = time.monotonic,
-                 nfvo: object | None = None) -> None:
+                 nfvo: protocols.Grants | None = None) -> None:
         self._db = database
         self._heat = heat
         self._zones = zone_source

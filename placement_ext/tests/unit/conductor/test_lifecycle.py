@@ -13,7 +13,7 @@ from placement_ext.db import models
 from placement_ext.decision import retry_policy
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 
 ZONES = ('AZ-1', 'AZ-2', 'AZ-3', 'AZ-4', 'AZ-5')
 ANTI_AFFINITY = {
@@ -42,8 +42,8 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def _run(self, room, body=None, strategy='capacity', retry=0,
              error=None):
-        self.heat = fakes.FakeHeat(room, error=error)
-        zones = fakes.FakeZones(ZONES, self.heat)
+        self.heat = fake_stacks.FakeHeat(room, error=error)
+        zones = fake_stacks.FakeZones(ZONES, self.heat)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             strategy=strategy,
@@ -100,7 +100,7 @@ class TestLifecycleRunner(testtools.TestCase):
                          [a.outcome for a in op.attempts])
 
     def test_a_cancelled_sibling_is_not_taken_for_the_cause(self):
-        heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-3': 1})  # AZ-1 is full
+        heat = fake_stacks.FakeHeat({'AZ-2': 1, 'AZ-3': 1})  # AZ-1 is full
         wait = heat.wait
 
         def cancelled_reason(stack_id, *args, **kwargs):
@@ -148,7 +148,7 @@ class TestLifecycleRunner(testtools.TestCase):
                        placement={'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1'},
                        targets=['VDU1-1'], heal_resources=['VDU1-1'])
         # an existing stack: the heal is an update
-        self.heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-3': 1})
+        self.heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-3': 1})
         stack_id = self.heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {}}})
         op = self._run_on(self.heat, body)
         self.assertEqual(models.STATE_COMPLETED, op.state)
@@ -162,13 +162,13 @@ class TestLifecycleRunner(testtools.TestCase):
         # request has no template to create it from (was KeyError)
         body = request(operation='HEAL', targets=['VDU1-0'])
         del body['template']
-        op = self._run_on(fakes.FakeHeat({'AZ-1': 1}), body)
+        op = self._run_on(fake_stacks.FakeHeat({'AZ-1': 1}), body)
         self.assertEqual(models.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.NOT_FOUND, op.error['code'])
         self.assertIn('vnf-1', op.error['detail'])
 
     def test_unexpected_error_ends_failed_temp_with_its_cause(self):
-        heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+        heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
 
         def broken(*args, **kwargs):
             raise KeyError('stack_status')
@@ -185,7 +185,7 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def test_check_stack_exists_refuses_an_unknown_stack(self):
         runner = lifecycle.LifecycleRunner(
-            self.db, fakes.FakeHeat({}), None, lifecycle.Settings(
+            self.db, fake_stacks.FakeHeat({}), None, lifecycle.Settings(
                 capacity_error=re.compile('x')))
         exc = self.assertRaises(exception.InvalidInput,
                                 runner.check_stack_exists,
@@ -193,7 +193,7 @@ class TestLifecycleRunner(testtools.TestCase):
         self.assertEqual('stack_name', exc.field)
 
     def _run_on(self, heat, body):
-        zones = fakes.FakeZones(ZONES, heat)
+        zones = fake_stacks.FakeZones(ZONES, heat)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(self.db, heat, zones, settings)
@@ -203,7 +203,7 @@ class TestLifecycleRunner(testtools.TestCase):
         return runner.run(op.id)
 
     def test_resumed_operation_does_not_repeat_a_failed_zone(self):
-        heat = fakes.FakeHeat({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5})
+        heat = fake_stacks.FakeHeat({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5})
         body = request()
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,
@@ -222,7 +222,7 @@ class TestLifecycleRunner(testtools.TestCase):
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(
-            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+            self.db, heat, fake_stacks.FakeZones(ZONES, heat), settings)
         op = runner.run(op.id)
 
         self.assertEqual(models.STATE_COMPLETED, op.state)
@@ -234,7 +234,7 @@ class TestLifecycleRunner(testtools.TestCase):
     def _stopped_after_failures(self, zones, retry):
         """A conductor stopped after recording capacity failures in
         ``zones``, before choosing the next; the runner resumes it."""
-        self.heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-4': 5})
+        self.heat = fake_stacks.FakeHeat({'AZ-2': 1, 'AZ-4': 5})
         body = request()
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,
@@ -252,7 +252,7 @@ class TestLifecycleRunner(testtools.TestCase):
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             limits=retry_policy.RetryLimits(max_reselections=retry))
         return lifecycle.LifecycleRunner(
-            self.db, self.heat, fakes.FakeZones(ZONES, self.heat),
+            self.db, self.heat, fake_stacks.FakeZones(ZONES, self.heat),
             settings).run(op.id)
 
     def test_resume_after_a_recorded_failure_moves_without_resending(self):
@@ -284,13 +284,13 @@ class TestSentByTheHostService(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, reason, room):
-        heat = fakes.FakeHeat(room)
+        heat = fake_stacks.FakeHeat(room)
         stack_id = heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {
             'VDU1-0': {'locationConstraints': 'AZ-1'}}}})
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(
-            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+            self.db, heat, fake_stacks.FakeZones(ZONES, heat), settings)
         body = request(placement={'VDU1-0': 'AZ-1'}, targets=['VDU1-0'])
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,

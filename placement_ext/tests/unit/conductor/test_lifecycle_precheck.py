@@ -12,7 +12,7 @@ from placement_ext.conf import v2_vnfm
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
 
 ZONES = test_lifecycle.ZONES
@@ -38,7 +38,7 @@ def anti(*vnfcs, fallback=True):
     return constraint
 
 
-class StaleZones(fakes.FakeZones):
+class StaleZones(fake_stacks.FakeZones):
     """Reports ``stale`` room at the first read, the truth after."""
 
     def __init__(self, zones, heat, stale):
@@ -59,7 +59,7 @@ class TestPrecheck(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, room, body, precheck=True, stale=None):
-        self.heat = fakes.FakeHeat(room)
+        self.heat = fake_stacks.FakeHeat(room)
         zones = StaleZones(ZONES, self.heat, stale)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
@@ -203,7 +203,7 @@ class TestPrecheckInputs(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _first_decision(self, zones, body):
-        heat = fakes.FakeHeat({'AZ-1': 1})
+        heat = fake_stacks.FakeHeat({'AZ-1': 1})
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(self.db, heat, zones, settings)

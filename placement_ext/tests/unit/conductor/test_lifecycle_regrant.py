@@ -13,7 +13,7 @@ from placement_ext.objects import operation as op_obj
 from placement_ext.sol import grant as grant_mod
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import nfvo
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
 
 ZONES = test_lifecycle.ZONES
@@ -34,18 +34,6 @@ def grant(zones: dict[str, str]) -> grant_mod.Grant:
     return grant_mod.parse(nfvo.grant_document(GRANT_REQUEST, zones))
 
 
-class FakeNfvo:
-    """Grants what ``answer(request)`` returns; keeps the requests."""
-
-    def __init__(self, answer):
-        self.answer = answer
-        self.requests = []
-
-    def grant(self, request):
-        self.requests.append(request)
-        return self.answer(request)
-
-
 def as_proposed(request):
     return grant(nfvo.proposed_zones(request))
 
@@ -57,13 +45,14 @@ class TestRegrant(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, room, answer, **extra):
-        self.heat = fakes.FakeHeat(room)
-        self.nfvo = FakeNfvo(answer)
+        self.heat = fake_stacks.FakeHeat(room)
+        self.nfvo = nfvo.FakeNfvo(answer)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             regrant=True)
         self.runner = lifecycle.LifecycleRunner(
-            self.db, self.heat, fakes.FakeZones(ZONES, self.heat), settings,
+            self.db, self.heat, fake_stacks.FakeZones(ZONES, self.heat),
+            settings,
             nfvo=self.nfvo)
         body = test_lifecycle.request(
             grant_request=GRANT_REQUEST,
