@@ -1,8 +1,8 @@
 """Run one lifecycle operation: stack create/update with zone reselection.
 
-The loop (seed 000, "Availability zone reselection"): send the stack
-create or update with the current placement; on a capacity failure, mark
-the zone failed for the VNFC Heat names, ask
+The loop (Tacker's "Availability zone reselection" specification): send
+the stack create or update with the current placement; on a capacity
+failure, mark the zone failed for the VNFC Heat names, ask
 :mod:`placement_ext.decision.zone_reselection` for a new placement and
 try again, until success, no zone is left, or a limit is reached. Any
 other failure ends the operation at once with Heat's text. With

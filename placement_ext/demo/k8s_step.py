@@ -1,5 +1,5 @@
 """Demo step: Kubernetes workers on distinct compute hosts, labelled with
-them, and pods that follow the labels (seed 001).
+them, and pods that follow the labels (Tacker's hardware-aware pod affinity).
 
 The sample package (``samples/vnf_packages/k8s_workers``) is deployed by
 Heat as Tacker v2 would (stack ``vnf-demo-k8s``): its anti-affinity
