@@ -30,7 +30,6 @@ from placement_ext import exception
 from placement_ext.conductor import stack_request
 from placement_ext.conductor import zone_inputs
 from placement_ext.db import api as db_api
-from placement_ext.db import models
 from placement_ext.decision import heat_failure
 from placement_ext.decision import regrant
 from placement_ext.decision import retry_policy
@@ -39,6 +38,7 @@ from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import protocols
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 
 LOG = logging.getLogger(__name__)
 _SIBLING_CANCELLED = re.compile(r'\b(?:CREATE|UPDATE) cancelled\b|'
@@ -123,8 +123,8 @@ class LifecycleRunner:
             LOG.info('Operation %(id)s is %(state)s; nothing to run',
                      {'id': op.id, 'state': op.state})
             return op
-        if op.state == models.STATE_STARTING:
-            op = op_obj.set_state(self._db, op, models.STATE_PROCESSING)
+        if op.state == states.STATE_STARTING:
+            op = op_obj.set_state(self._db, op, states.STATE_PROCESSING)
         started = self._clock()
         try:
             if sent is not None and not op.attempts:
@@ -153,9 +153,9 @@ class LifecycleRunner:
         op = op_obj.get(self._db, operation_id)
         if op.in_flight:
             op = op_obj.finish_attempt(
-                self._db, op, outcome=models.OUTCOME_ERROR,
+                self._db, op, outcome=states.OUTCOME_ERROR,
                 duration_s=0.0, error_text=exc.detail)
-        return self._fail(op, models.STATE_FAILED_TEMP, exc)
+        return self._fail(op, states.STATE_FAILED_TEMP, exc)
 
     def _loop(self, op: op_obj.Operation, started: float
               ) -> op_obj.Operation:
@@ -171,12 +171,12 @@ class LifecycleRunner:
             took = self._clock() - begun
             if outcome.succeeded:
                 op = op_obj.finish_attempt(
-                    self._db, op, outcome=models.OUTCOME_SUCCESS,
+                    self._db, op, outcome=states.OUTCOME_SUCCESS,
                     duration_s=took)
                 LOG.info('Operation %(id)s completed with %(placement)s',
                          {'id': op.id, 'placement': op.placement})
                 return op_obj.set_state(self._db, op,
-                                        models.STATE_COMPLETED)
+                                        states.STATE_COMPLETED)
             op, retry = self._after_failure(op, outcome, took, started)
             if not retry:
                 return op
@@ -198,7 +198,7 @@ class LifecycleRunner:
         conductor stopped, or the move's Grant failed): reselect, rather
         than send the failed zone again."""
         last = op.attempts[-1]
-        return (last.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY
+        return (last.outcome == states.OUTCOME_INSUFFICIENT_CAPACITY
                 and op.in_flight is None)
 
     def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
@@ -319,17 +319,17 @@ class LifecycleRunner:
         if not failure.reselectable or \
                 failure.vdu_id not in op.params['targets']:
             op = op_obj.finish_attempt(
-                self._db, op, outcome=models.OUTCOME_ERROR, duration_s=took,
+                self._db, op, outcome=states.OUTCOME_ERROR, duration_s=took,
                 error_text=reason)
             if failure.reselectable:
                 reason = (f'{reason} ({failure.vdu_id} is not a target of '
                           f'this operation, so it is not moved)')
-            return self._fail(op, models.STATE_FAILED_TEMP,
+            return self._fail(op, states.STATE_FAILED_TEMP,
                               exception.StackFailed(
                                   stack=op.params['stack_name'],
                                   reason=reason)), False
         op = op_obj.finish_attempt(
-            self._db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+            self._db, op, outcome=states.OUTCOME_INSUFFICIENT_CAPACITY,
             duration_s=took, vdu_id=failure.vdu_id,
             zone=op.placement[failure.vdu_id], error_text=reason)
         return self._move_on(op, failure.vdu_id, started)
@@ -464,7 +464,7 @@ class LifecycleRunner:
             f'{vnfc} in {", ".join(zones)}'
             for vnfc, zones in sorted(op.failed_zones.items()))
         last = op.attempts[-1].error_text if op.attempts else None
-        return self._fail(op, models.STATE_FAILED, exception.ZonesExhausted(
+        return self._fail(op, states.STATE_FAILED, exception.ZonesExhausted(
             reason=f'Zone reselection stopped: {why}. Tried without '
                    f'capacity: {tried}.'
                    + (f' Last Heat error: {last}' if last else '')))

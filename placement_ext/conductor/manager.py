@@ -29,7 +29,6 @@ from placement_ext.conductor import ownership
 from placement_ext.conductor import stack_request
 from placement_ext.conductor import workers
 from placement_ext.conductor import zone_inputs
-from placement_ext.db import models
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nfvo as nfvo_driver
@@ -37,6 +36,7 @@ from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers.placement import client as placement_client
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.schemas import operation as operation_schema
 
 LOG = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ OPERATION_ID_V1_1 = {
 LIST_OPERATIONS_V1_1 = {
     'type': 'object',
     'properties': {'states': {
-        'type': 'array', 'items': {'enum': list(models.OPERATION_STATES)}}},
+        'type': 'array', 'items': {'enum': list(states.OPERATION_STATES)}}},
     'additionalProperties': False,
 }
 SELECT_CLOUD_V1_2 = {
@@ -150,12 +150,12 @@ class ConductorManager(rpc.Endpoint):
         already recorded, not from the Grant's zones.
         """
         op = op_obj.get(self.database, operation_id)
-        if op.state != models.STATE_FAILED_TEMP:
+        if op.state != states.STATE_FAILED_TEMP:
             raise exception.Conflict(
                 reason=f'operation {op.id} is {op.state}; only FAILED_TEMP '
                        f'operations can be retried')
         return op_obj.set_state(self.database, op,
-                                models.STATE_PROCESSING).to_dict()
+                                states.STATE_PROCESSING).to_dict()
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)

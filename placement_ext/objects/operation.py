@@ -23,10 +23,11 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.objects import states
 
-TERMINAL_STATES = (models.STATE_COMPLETED, models.STATE_FAILED,
-                   models.STATE_ROLLED_BACK)
-RUNNABLE_STATES = (models.STATE_STARTING, models.STATE_PROCESSING)
+TERMINAL_STATES = (states.STATE_COMPLETED, states.STATE_FAILED,
+                   states.STATE_ROLLED_BACK)
+RUNNABLE_STATES = (states.STATE_STARTING, states.STATE_PROCESSING)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Operation:
         """VNFC -> zones it lacked capacity in, oldest first."""
         failed: dict[str, list[str]] = {}
         for attempt in self.attempts:
-            if attempt.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY:
+            if attempt.outcome == states.OUTCOME_INSUFFICIENT_CAPACITY:
                 failed.setdefault(attempt.vdu_id, []).append(attempt.zone)
         return failed
 
@@ -91,7 +92,7 @@ def create(database: db_api.Database, *, vnf_instance_id: str,
            request_id: str | None = None) -> Operation:
     row = models.Operation(
         id=uuidutils.generate_uuid(), vnf_instance_id=vnf_instance_id,
-        operation=operation, state=models.STATE_STARTING, params=params,
+        operation=operation, state=states.STATE_STARTING, params=params,
         placement=placement, request_id=request_id)
     with database.writer() as session:
         session.add(row)

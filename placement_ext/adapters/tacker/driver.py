@@ -33,9 +33,9 @@ from placement_ext.conductor import stack_request
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
-from placement_ext.db import models
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 
 LOG = logging.getLogger(__name__)
 TACKER_CONF = cfg.CONF
@@ -184,7 +184,7 @@ class Openstack(openstack.Openstack):
             stack['id'], stack['stack_status'], error_ex.detail)
         with _ownership(rt).owned(op.id, beat=True):
             op = runner.run(op.id, sent=failed)
-        if op.state != models.STATE_COMPLETED:
+        if op.state != states.STATE_COMPLETED:
             detail = (op.error or {}).get('detail') or error_ex.detail
             raise sol_ex.StackOperationFailed(
                 sol_detail=f'{detail} (placement-ext operation {op.id})',
