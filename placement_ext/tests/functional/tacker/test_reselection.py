@@ -7,8 +7,8 @@ so Tacker's first stack create fails there and
 with a zone affinity rule, VDU2 x2 with a zone anti-affinity rule.
 """
 
-from placement_ext.demo import tacker_api
 from placement_ext.objects import states
+from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.tacker import base
 
 

@@ -19,10 +19,10 @@ import time
 
 import openstack
 
+from demo import picture
+from demo import showcase
+from demo import snapshot
 from placement_ext.decision import node_labels
-from placement_ext.demo import picture
-from placement_ext.demo import showcase
-from placement_ext.demo import snapshot
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt
 
