@@ -15,6 +15,10 @@ Every try is an attempt row written before it is sent, so a conductor
 that stops half-way resumes the operation without repeating a failed
 zone. Deciding is left to ``decision/``; this module only gathers inputs
 (Heat's reason, Nova's zones, Placement's capacity) and applies outputs.
+
+Longer than 400 lines on purpose: the loop, its pre-check and its
+re-grant step read and write the same operation and attempt records in
+one order; apart, each would need the others' bookkeeping.
 """
 
 import dataclasses

@@ -18,6 +18,10 @@ Order, cheapest first as ONAP HAS ranks its constraints:
    order.
 
 Every dropped region keeps the reason it was dropped.
+
+Longer than 400 lines on purpose: the intent, the cost model and the
+ranking are read from one policy and one cost file, and each check
+explains itself with the others' data.
 """
 
 import dataclasses

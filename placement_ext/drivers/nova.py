@@ -3,6 +3,11 @@
 Reports what Nova says. Admin-only calls degrade with a stated reason
 instead of hiding the caller's original error (Tacker's get_zone raised a
 403 over Heat's failure text).
+
+Longer than 400 lines on purpose: one client of the compute API, whose
+zone, aggregate, flavor and server calls share one error translation and
+the request counting of the reservation methods; split by resource, each
+part would repeat both.
 """
 
 import collections
