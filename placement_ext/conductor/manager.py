@@ -137,7 +137,9 @@ class ConductorManager(rpc.Endpoint):
         op = op_obj.get(self.database, operation_id)
         if self._workers.submit(operation_id, functools.partial(
                 self._drive_logged, operation_id)):
-            LOG.info('Operation %s handed to a worker', operation_id)
+            waiting = self._workers.waiting(operation_id)
+            LOG.info('Operation %s handed to a worker%s', operation_id,
+                     f'; {waiting}' if waiting else '')
         return self._shown(op)
 
     @rpc.expected_exceptions(*_CONTRACT)
