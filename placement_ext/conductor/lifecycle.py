@@ -169,6 +169,8 @@ class LifecycleRunner:
             op, retry = self._move_on(op, op.attempts[-1].vdu_id, started)
             if not retry:
                 return op
+        elif op.in_flight is None:
+            op = self._start_retry_attempt(op)
         while True:
             begun = self._clock()
             outcome = self._send_or_resume(op, started)
@@ -204,6 +206,18 @@ class LifecycleRunner:
         last = op.attempts[-1]
         return (last.outcome == states.OUTCOME_INSUFFICIENT_CAPACITY
                 and op.in_flight is None)
+
+    def _start_retry_attempt(self, op: op_obj.Operation
+                             ) -> op_obj.Operation:
+        """A retried operation whose last try ended in an error (not a
+        lack of capacity): try the same placement again, as a new
+        attempt, so its outcome has a record of its own."""
+        last = op.attempts[-1]
+        return op_obj.start_attempt(
+            self._db, op, vdu_id=last.vdu_id, zone=op.placement[last.vdu_id],
+            placement=op.placement,
+            decision={'reasons': [f'retry after attempt {last.seq} ended '
+                                  f'{last.outcome}']})
 
     def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
         result, decision = None, {'reasons': ['placement as granted']}

@@ -183,6 +183,30 @@ class TestLifecycleRunner(testtools.TestCase):
         self.assertEqual([states.OUTCOME_ERROR],
                          [a.outcome for a in op.attempts])
 
+    def test_retry_after_an_error_sends_the_placement_again(self):
+        # a FAILED_TEMP whose attempt was closed with the error, retried
+        # (was: Conflict, no attempt in flight, when the retry succeeded)
+        heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+        wait = heat.wait
+
+        def unavailable(*args, **kwargs):
+            heat.wait = wait
+            raise exception.ServiceUnavailable(service='Heat',
+                                               reason='timed out')
+        heat.wait = unavailable
+        op = self._run_on(heat, request())
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
+        op = op_obj.set_state(self.db, op, states.STATE_PROCESSING)
+        zones = fake_stacks.FakeZones(ZONES, heat)
+        runner = lifecycle.LifecycleRunner(self.db, heat, zones,
+                                           lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)))
+        op = runner.run(op.id)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(
+            [(states.OUTCOME_ERROR, 'AZ-1'), (states.OUTCOME_SUCCESS, 'AZ-1')],
+            [(a.outcome, a.zone) for a in op.attempts])
+
     def test_check_stack_exists_refuses_an_unknown_stack(self):
         runner = lifecycle.LifecycleRunner(
             self.db, fake_stacks.FakeHeat({}), None, lifecycle.Settings(
