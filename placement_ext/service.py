@@ -10,12 +10,10 @@ inside another program (:mod:`placement_ext.embedded`).
 import os
 import re
 import signal
-import socketserver
 import sys
 import threading
 from collections.abc import Callable
 from collections.abc import Iterable
-from wsgiref import simple_server
 
 import oslo_messaging
 from oslo_config import cfg
@@ -26,6 +24,7 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
+from placement_ext.api import server as http_server
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration as db_migration
@@ -346,34 +345,32 @@ def _refuse(prog: str, message: str) -> int:
     return 1
 
 
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        LOG.info('%s %s', self.address_string(), format % args)
-
-
-def serve_wsgi(app: Callable, host: str, port: int, prog: str) -> int:
-    """Serve ``app`` on ``host:port`` (a thread per request) until SIGTERM
-    or SIGINT; 1 when the address cannot be listened on."""
+def serve_wsgi(app: Callable, host: str, port: int, prog: str,
+               opts: cfg.ConfigOpts | object) -> int:
+    """Serve ``app`` on ``host:port`` with an
+    :class:`~placement_ext.api.server.HttpServer` sized by
+    ``opts`` (the service's option group: ``api_workers``,
+    ``api_connection_limit``, ``api_client_timeout``,
+    ``api_max_body_size``) until SIGTERM or SIGINT; 1 when the address
+    cannot be listened on."""
     try:
-        server = simple_server.make_server(
-            host, port, app, server_class=_ThreadingServer,
-            handler_class=_QuietHandler)
+        server = http_server.HttpServer(
+            app, host, port, workers=opts.api_workers,
+            connection_limit=opts.api_connection_limit,
+            client_timeout=opts.api_client_timeout,
+            max_body_size=opts.api_max_body_size, ident=prog)
     except OSError as exc:
         sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
                          f'{exc.strerror}\n')
         return 1
-    LOG.info('%s listening on %s:%s', prog, host, server.server_port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    LOG.info('%s listening on %s:%s', prog, host, server.port)
+    thread = threading.Thread(target=server.run, name='http-server',
+                              daemon=True)
     thread.start()
     try:
         serve([], threading.Event())
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
+        thread.join()
     LOG.info('%s exited', prog)
     return 0

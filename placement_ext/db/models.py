@@ -454,3 +454,36 @@ class HomingPlan(TimestampMixin, Base):
     recommendations: Mapped[list | None] = mapped_column(JSONType)
     message: Mapped[str | None] = mapped_column(LongText)
     detail: Mapped[dict | None] = mapped_column(JSONType)
+
+
+class NfvoGrant(TimestampMixin, Base):
+    """A Grant placement-ext-nfvo gave (``GET /grant/v1/grants/{id}``)
+    and the GrantRequest it answers, so that every NFVO process serves
+    it and a retried operation can read what was asked and granted."""
+
+    __tablename__ = 'nfvo_grants'
+    __table_args__ = _table_args()
+
+    id: Mapped[str] = _uuid_pk()
+    vnf_instance_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    # a retried LCM operation occurrence finds its earlier Grants here
+    vnf_lcm_op_occ_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH),
+                                                   index=True)
+    operation: Mapped[str] = mapped_column(sa.String(32))
+    grant_request: Mapped[dict] = mapped_column(JSONType)
+    grant_body: Mapped[dict] = mapped_column(JSONType)
+
+
+class NfvoToken(TimestampMixin, Base):
+    """An OAuth 2.0 access token of placement-ext-nfvo, valid until
+    ``expires_at`` in every NFVO process. Only its SHA-256 digest is
+    stored: a copy of the database grants nothing."""
+
+    __tablename__ = 'nfvo_tokens'
+    __table_args__ = _table_args()
+
+    digest: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    client_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    # indexed for the purge of expired tokens
+    expires_at: Mapped[datetime.datetime] = mapped_column(Timestamp,
+                                                          index=True)

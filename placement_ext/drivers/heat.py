@@ -7,6 +7,7 @@ a failure (that is :mod:`placement_ext.decision`).
 import dataclasses
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
@@ -20,6 +21,9 @@ from placement_ext.drivers import keystone
 LOG = logging.getLogger(__name__)
 
 POLL_INTERVAL = 2.0
+# Waiting for a failed stack's other resources to settle: they usually
+# have within a fraction of a second, and the retry waits on this.
+SETTLE_FIRST, SETTLE_MOST = 0.25, POLL_INTERVAL
 STACK_GONE = ('DELETE_COMPLETE',)
 
 
@@ -35,6 +39,14 @@ class StackOutcome:
     def succeeded(self) -> bool:
         return self.status.endswith('_COMPLETE') and not \
             self.status.startswith('ROLLBACK')
+
+
+def backoff(first: float, most: float) -> Iterator[float]:
+    """Sleeps doubling from ``first`` up to ``most``."""
+    interval = first
+    while True:
+        yield interval
+        interval = min(most, interval * 2)
 
 
 class HeatDriver:
@@ -146,6 +158,7 @@ class HeatDriver:
         on the embedded cloud), so the next attempt waits for quiet.
         """
         end = self._clock() + deadline_s
+        intervals = backoff(SETTLE_FIRST, SETTLE_MOST)
         while True:
             resources = self._call('list stack resources',
                                    self._client.resources.list, stack_id,
@@ -156,7 +169,7 @@ class HeatDriver:
                 return
             LOG.debug('Stack %(id)s still has resources in progress: '
                       '%(busy)s', {'id': stack_id, 'busy': busy})
-            self._sleep(POLL_INTERVAL)
+            self._sleep(next(intervals))
 
     def latest_failure_reason(self, stack_id: str) -> str | None:
         """The newest FAILED resource event's reason, nested stacks included.

@@ -176,6 +176,26 @@ def reservable_stamps(database: db_api.Database) -> dict[int, Stamp]:
                 in session.execute(stmt)}
 
 
+def stamps_fingerprint(database: db_api.Database) -> tuple:
+    """A summary of every :class:`Stamp` that changes whenever any of
+    them does, in one statement returning one row: a host row change
+    bumps its generation (their sum grows), a new row takes a higher id,
+    a retired or deleted one leaves the count, and storing a view
+    replaces its row with a newer write time (or drops the count)."""
+    host, view = models.ComputeHost, models.ComputeHostUsage
+    stmt = (sa.select(sa.func.count(host.id),
+                      sa.func.coalesce(sa.func.sum(host.generation), 0),
+                      sa.func.max(host.id),
+                      sa.func.count(view.compute_host_id),
+                      sa.func.coalesce(sa.func.sum(view.provider_generation),
+                                       0),
+                      sa.func.max(view.created_at))
+            .outerjoin(view, view.compute_host_id == host.id)
+            .where(host.reservable == sa.true()))
+    with database.reader() as session:
+        return tuple(session.execute(stmt).one())
+
+
 def known_usages(database: db_api.Database,
                  host_ids: list[int]) -> dict[int, KnownUsage]:
     """Host id -> Placement's last view of it, for those that have one

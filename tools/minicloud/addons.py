@@ -145,11 +145,12 @@ def context(s: mc_settings.Settings, addon: Addon) -> Context:
 # -- venv ------------------------------------------------------------------
 
 def _stamp(addon: Addon) -> str:
-    # our setup.cfg too: a new console script (entry point) of ours needs
-    # the editable install redone
-    setup_cfg = (mc_settings.REPO / 'setup.cfg').read_text()
+    # our setup.cfg and requirements too: a new console script (entry
+    # point) or dependency of ours needs the editable install redone
+    ours = [(mc_settings.REPO / name).read_text()
+            for name in ('setup.cfg', 'requirements.txt')]
     return hashlib.sha256('\n'.join(
-        [*addon.pip_requirements, setup_cfg]).encode()).hexdigest()
+        [*addon.pip_requirements, *ours]).encode()).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:
