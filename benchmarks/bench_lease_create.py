@@ -57,8 +57,8 @@ from placement_ext.drivers import placement as placement_driver
 from placement_ext.manager import reservations
 from placement_ext.tests import backends
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
-from placement_ext.tests.unit.manager import fakes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, 'results')
@@ -260,7 +260,7 @@ def ours(hosts: int, data: dict, repeat: int) -> dict:
         server.client().request('GET', '/', what='warm-up')
         uuids = load_placement(server.connection, data['hosts'], aggregate)
         load_ours(database.db, data, uuids)
-        nova = fakes.FakeNova()
+        nova = fake_nova.FakeNova()
         nova.aggregates[SETTINGS.freepool] = types.SimpleNamespace(
             name=SETTINGS.freepool, hosts=[], metadata={}, uuid=aggregate)
         manager = reservations.Reservations(

@@ -47,9 +47,9 @@ from placement_ext.manager import reservations
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
 from placement_ext.tests.functional.placement import base as pbase
-from placement_ext.tests.unit.manager import fakes
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        'results')
@@ -82,7 +82,7 @@ class Round:
     def __init__(self, server, database):
         self.server = server
         self.database = database
-        self.nova = fakes.FakeNova(server.client())
+        self.nova = fake_nova.FakeNova(server.client())
         self.clock = Clock()
         self.manager = self.new_manager()
         self.computes = {}

@@ -6,7 +6,7 @@ hypervisors, Placement, Heat), each deployment run by the conductor's
 own loop in-process: :class:`placement_ext.conductor.lifecycle.LifecycleRunner`
 from :func:`placement_ext.conductor.manager.build_runner` (real Heat, Nova
 and Placement drivers, a SQLite database), fed through the conductor's RPC
-endpoint methods (``create_operation``, ``run_operation``), as the
+endpoint methods (``create_operation``, ``drive``), as the
 functional tests do (``placement_ext/tests/functional/conductor``).
 
 Scenarios (:data:`SCENARIOS`; the default topology, AZ-1..AZ-3 of two
@@ -28,7 +28,7 @@ scenarios. The cloud's capacity is shared with the functional tests, so
 the run holds their lock (``MiniCloud``, ``tests.lock``) throughout.
 
 Records are :mod:`bench_reselection`'s run records (``source:
-real-cloud``, ``time_basis: measured``: wall time of ``run_operation``)
+real-cloud``, ``time_basis: measured``: wall time of ``drive``)
 and are summarized by its :func:`bench_reselection.summarize`. Heat's
 ``action_retry_limit`` is the cloud's, as it runs; it is recorded.
 
@@ -61,8 +61,8 @@ from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import stack_request
 from placement_ext.db import models
 from placement_ext.decision import zone_constraints as zc
-from placement_ext.demo import vnf_template
 from placement_ext.objects import operation as op_obj
+from placement_ext.tests.fixtures import vnf_template
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import (
     fixture as conductor_fixture,
@@ -427,7 +427,7 @@ class CloudBench(fixtures.Fixture):
         created = endpoint.create_operation(
             context, request=request_body(scenario, stack_name))
         began = time.perf_counter()
-        endpoint.run_operation(context, operation_id=created['id'])
+        endpoint.drive(created['id'])  # to the end, on this thread
         seconds = time.perf_counter() - began
         op = op_obj.get(self.db, created['id'])
         self._delete_stack(stack_name)

@@ -22,6 +22,7 @@ from sqlalchemy import exc as sa_exc
 
 from placement_ext import context as pe_context
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext import validation
 from placement_ext.schemas import validate as schema_validate
 
@@ -92,23 +93,26 @@ def wait_for_broker(conf: cfg.ConfigOpts, timeout: float) -> None:
         return
     addresses = [(h.hostname or 'localhost', h.port or default_port)
                  for h in url.hosts]
-    deadline = time.monotonic() + timeout
-    while True:
+    errors = []
+    # one connection attempt never outlasts a short total wait
+    connect_timeout = min(5.0, max(timeout, 0.5))
+
+    def accepted() -> bool | None:
         for address in addresses:
-            left = max(deadline - time.monotonic(), 0.5)
             try:
-                socket.create_connection(address, timeout=min(left, 5)
-                                         ).close()
-                return
+                socket.create_connection(address,
+                                         timeout=connect_timeout).close()
+                return True
             except OSError as exc:
-                error = exc
-        if time.monotonic() >= deadline:
-            where = ', '.join(f'{host}:{port}' for host, port in addresses)
-            raise exception.ServiceUnavailable(
-                service='message broker',
-                reason=f'{where} did not accept a connection within '
-                       f'{timeout:g} s ({error})')
-        time.sleep(min(1.0, max(deadline - time.monotonic(), 0)))
+                errors.append(exc)
+        return None
+
+    if not polling.until(accepted, timeout=timeout, interval=1.0):
+        where = ', '.join(f'{host}:{port}' for host, port in addresses)
+        raise exception.ServiceUnavailable(
+            service='message broker',
+            reason=f'{where} did not accept a connection within '
+                   f'{timeout:g} s ({errors[-1]})')
 
 
 def is_in_process(conf: cfg.ConfigOpts) -> bool:
@@ -261,13 +265,9 @@ class ServiceAPI:
 
         :raises ServiceUnavailable: no answer within ``timeout`` seconds.
         """
-        end = time.monotonic() + timeout
-        while True:
-            try:
-                return self.ping(context, timeout=every)
-            except exception.ServiceUnavailable:
-                if time.monotonic() >= end:
-                    raise
+        return polling.until(
+            functools.partial(self.ping, context, timeout=every),
+            timeout=timeout, retry_on=(exception.ServiceUnavailable,))
 
     def echo(self, context: pe_context.RequestContext, text: str,
              repeat: int = 1) -> dict:

@@ -49,11 +49,9 @@ class PeriodicTask:
 
     def __init__(self, name: str, interval: float,
                  func: Callable[[pe_context.RequestContext], None],
-                 conf: cfg.ConfigOpts | None = None,
-                 once: bool = False) -> None:
+                 conf: cfg.ConfigOpts | None = None) -> None:
         self.name = name
         self.interval = interval
-        self.once = once
         self._func = func
         self._conf = conf
         self._stop = threading.Event()
@@ -83,8 +81,6 @@ class PeriodicTask:
     def _loop(self) -> None:
         while not self._stop.is_set():
             self.run_once()
-            if self.once:
-                return
             self._stop.wait(self.interval)
 
 
@@ -109,13 +105,6 @@ class RPCService:
         """Run ``func(context)`` every ``interval`` s while started."""
         self.periodic_tasks.append(
             PeriodicTask(name, interval, func, conf=self._conf))
-
-    def add_startup_task(
-            self, name: str,
-            func: Callable[[pe_context.RequestContext], None]) -> None:
-        """Run ``func(context)`` once, in a thread, after the server starts."""
-        self.periodic_tasks.append(
-            PeriodicTask(name, 0, func, conf=self._conf, once=True))
 
     @property
     def executor_type(self) -> str:

@@ -1,4 +1,4 @@
-"""``placement-ext homing select|realize``: cloud selection (seed 004).
+"""``placement-ext homing select|realize``: cloud selection (ONAP OOF homing).
 
 ``homing select --request FILE`` ranks the request's candidate regions
 (``schemas.homing.SELECTION_REQUEST``) by ``wd * distance + wc * cost``

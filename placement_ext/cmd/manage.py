@@ -4,7 +4,6 @@
 
     placement-ext-manage [--config-file FILE] db sync
     placement-ext-manage db upgrade [REVISION]     (default: head)
-    placement-ext-manage db downgrade REVISION     (``base`` drops all)
     placement-ext-manage db version
 
 Built like ``placement-manage``/``nova-manage``: oslo.config sub-command
@@ -46,10 +45,6 @@ class DbCommands:
         migration.upgrade(self.conf, self.conf.command.revision)
         return self._report()
 
-    def downgrade(self) -> int:
-        migration.downgrade(self.conf, self.conf.command.revision)
-        return self._report()
-
     def version(self) -> int:
         print(migration.version(self.conf) or 'None')
         return 0
@@ -69,10 +64,6 @@ def _add_db_parsers(subparsers: object) -> None:
     upgrade = db_parsers.add_parser(
         'upgrade', help='Upgrade the schema to REVISION (default: head).')
     upgrade.add_argument('revision', nargs='?', default='head')
-    downgrade = db_parsers.add_parser(
-        'downgrade', help='Downgrade the schema to REVISION; "base" drops '
-                          'every table.')
-    downgrade.add_argument('revision')
     db_parsers.add_parser('version', help='Print the current revision.')
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from placement_ext import exception
 from placement_ext.decision import cloud_zones
+from placement_ext.decision import flavors
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 
@@ -21,16 +22,11 @@ def flavour_amounts(vdu_sizes: Mapping[str, dict], nova_flavors: list[dict]
     """VDU -> Placement amounts of one instance, from the VNFD's flavour
     names (or sizes) and Nova's flavours; unknown flavours are left out
     (the evaluator then refuses, naming the VDU)."""
-    by_key = {}
-    for flavor in nova_flavors:
-        amounts = {'VCPU': flavor['vcpus'], 'MEMORY_MB': flavor['ram'],
-                   'DISK_GB': flavor['disk']}
-        by_key[flavor['id']] = by_key[flavor['name']] = {
-            rc: n for rc, n in amounts.items() if n}
+    by_key = flavors.by_name_or_id(nova_flavors)
     found = {}
     for vdu, size in vdu_sizes.items():
         if size.get('flavor') in by_key:
-            found[vdu] = by_key[size['flavor']]
+            found[vdu] = flavors.resources(by_key[size['flavor']])
         elif size.get('vcpus'):
             found[vdu] = {'VCPU': size['vcpus']}
     return found

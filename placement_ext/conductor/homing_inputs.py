@@ -24,6 +24,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext.decision import flavors
 from placement_ext.decision import homing
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
@@ -191,11 +192,8 @@ class RegionReader:
             return homing.Capacity(
                 0, f'flavor {self._flavor} does not exist in region '
                    f'{region_name}')
-        resources = {'VCPU': flavor['vcpus'], 'MEMORY_MB': flavor['ram'],
-                     'DISK_GB': flavor['disk']}
-        resources = {rc: amount for rc, amount in resources.items()
-                     if amount}
-        fit, where = self._placement_fit(region_name, zone, resources)
+        fit, where = self._placement_fit(region_name, zone,
+                                         flavors.resources(flavor))
         if fit is None:
             return homing.Capacity(None, where)
         quota = self._quota_fit(region_name, project, flavor)
@@ -212,10 +210,8 @@ class RegionReader:
             return self._instance
         if region_name not in self._flavors:
             self.calls['nova'] += 1
-            flavors = self._clients.nova(region_name).flavors()
-            self._flavors[region_name] = next(
-                (f for f in flavors if self._flavor in (f['name'], f['id'])),
-                None)
+            self._flavors[region_name] = flavors.by_name_or_id(
+                self._clients.nova(region_name).flavors()).get(self._flavor)
         return self._flavors[region_name]
 
     def _placement_fit(self, region_name: str, zone: str | None,

@@ -1,8 +1,8 @@
 """Run one lifecycle operation: stack create/update with zone reselection.
 
-The loop (seed 000, "Availability zone reselection"): send the stack
-create or update with the current placement; on a capacity failure, mark
-the zone failed for the VNFC Heat names, ask
+The loop (Tacker's "Availability zone reselection" specification): send
+the stack create or update with the current placement; on a capacity
+failure, mark the zone failed for the VNFC Heat names, ask
 :mod:`placement_ext.decision.zone_reselection` for a new placement and
 try again, until success, no zone is left, or a limit is reached. Any
 other failure ends the operation at once with Heat's text. With
@@ -15,6 +15,10 @@ Every try is an attempt row written before it is sent, so a conductor
 that stops half-way resumes the operation without repeating a failed
 zone. Deciding is left to ``decision/``; this module only gathers inputs
 (Heat's reason, Nova's zones, Placement's capacity) and applies outputs.
+
+Longer than 400 lines on purpose: the loop, its pre-check and its
+re-grant step read and write the same operation and attempt records in
+one order; apart, each would need the others' bookkeeping.
 """
 
 import dataclasses
@@ -30,14 +34,15 @@ from placement_ext import exception
 from placement_ext.conductor import stack_request
 from placement_ext.conductor import zone_inputs
 from placement_ext.db import api as db_api
-from placement_ext.db import models
 from placement_ext.decision import heat_failure
 from placement_ext.decision import regrant
 from placement_ext.decision import retry_policy
 from placement_ext.decision import zone_precheck
 from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
+from placement_ext.drivers import protocols
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 
 LOG = logging.getLogger(__name__)
 _SIBLING_CANCELLED = re.compile(r'\b(?:CREATE|UPDATE) cancelled\b|'
@@ -83,10 +88,10 @@ class LifecycleRunner:
     """
 
     def __init__(self, database: db_api.Database,
-                 heat: heat_driver.HeatDriver, zone_source: object,
+                 heat: protocols.Stacks, zone_source: protocols.Zones,
                  settings: Settings,
                  clock: Callable[[], float] = time.monotonic,
-                 nfvo: object | None = None) -> None:
+                 nfvo: protocols.Grants | None = None) -> None:
         self._db = database
         self._heat = heat
         self._zones = zone_source
@@ -122,8 +127,8 @@ class LifecycleRunner:
             LOG.info('Operation %(id)s is %(state)s; nothing to run',
                      {'id': op.id, 'state': op.state})
             return op
-        if op.state == models.STATE_STARTING:
-            op = op_obj.set_state(self._db, op, models.STATE_PROCESSING)
+        if op.state == states.STATE_STARTING:
+            op = op_obj.set_state(self._db, op, states.STATE_PROCESSING)
         started = self._clock()
         try:
             if sent is not None and not op.attempts:
@@ -152,9 +157,9 @@ class LifecycleRunner:
         op = op_obj.get(self._db, operation_id)
         if op.in_flight:
             op = op_obj.finish_attempt(
-                self._db, op, outcome=models.OUTCOME_ERROR,
+                self._db, op, outcome=states.OUTCOME_ERROR,
                 duration_s=0.0, error_text=exc.detail)
-        return self._fail(op, models.STATE_FAILED_TEMP, exc)
+        return self._fail(op, states.STATE_FAILED_TEMP, exc)
 
     def _loop(self, op: op_obj.Operation, started: float
               ) -> op_obj.Operation:
@@ -172,12 +177,12 @@ class LifecycleRunner:
             took = self._clock() - begun
             if outcome.succeeded:
                 op = op_obj.finish_attempt(
-                    self._db, op, outcome=models.OUTCOME_SUCCESS,
+                    self._db, op, outcome=states.OUTCOME_SUCCESS,
                     duration_s=took)
                 LOG.info('Operation %(id)s completed with %(placement)s',
                          {'id': op.id, 'placement': op.placement})
                 return op_obj.set_state(self._db, op,
-                                        models.STATE_COMPLETED)
+                                        states.STATE_COMPLETED)
             op, retry = self._after_failure(op, outcome, took, started)
             if not retry:
                 return op
@@ -199,7 +204,7 @@ class LifecycleRunner:
         conductor stopped, or the move's Grant failed): reselect, rather
         than send the failed zone again."""
         last = op.attempts[-1]
-        return (last.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY
+        return (last.outcome == states.OUTCOME_INSUFFICIENT_CAPACITY
                 and op.in_flight is None)
 
     def _start_again(self, op: op_obj.Operation) -> op_obj.Operation:
@@ -332,17 +337,17 @@ class LifecycleRunner:
         if not failure.reselectable or \
                 failure.vdu_id not in op.params['targets']:
             op = op_obj.finish_attempt(
-                self._db, op, outcome=models.OUTCOME_ERROR, duration_s=took,
+                self._db, op, outcome=states.OUTCOME_ERROR, duration_s=took,
                 error_text=reason)
             if failure.reselectable:
                 reason = (f'{reason} ({failure.vdu_id} is not a target of '
                           f'this operation, so it is not moved)')
-            return self._fail(op, models.STATE_FAILED_TEMP,
+            return self._fail(op, states.STATE_FAILED_TEMP,
                               exception.StackFailed(
                                   stack=op.params['stack_name'],
                                   reason=reason)), False
         op = op_obj.finish_attempt(
-            self._db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+            self._db, op, outcome=states.OUTCOME_INSUFFICIENT_CAPACITY,
             duration_s=took, vdu_id=failure.vdu_id,
             zone=op.placement[failure.vdu_id], error_text=reason)
         return self._move_on(op, failure.vdu_id, started)
@@ -477,7 +482,7 @@ class LifecycleRunner:
             f'{vnfc} in {", ".join(zones)}'
             for vnfc, zones in sorted(op.failed_zones.items()))
         last = op.attempts[-1].error_text if op.attempts else None
-        return self._fail(op, models.STATE_FAILED, exception.ZonesExhausted(
+        return self._fail(op, states.STATE_FAILED, exception.ZonesExhausted(
             reason=f'Zone reselection stopped: {why}. Tried without '
                    f'capacity: {tried}.'
                    + (f' Last Heat error: {last}' if last else '')))

@@ -2,7 +2,8 @@
 
 Lifecycle operations follow Tacker's shape: ``create_operation`` checks
 the request and writes the operation record (STARTING) before any work,
-then the client casts ``run_operation`` with the ID only, and
+then the client casts ``run_operation`` with the ID only (it runs on
+a bounded pool of workers, never on the RPC server's threads), and
 ``get_operation`` shows progress and every zone attempt. Conductors may
 share a database: each operation is driven by the one that claimed it,
 and adopted by another when that one stops heart-beating. The diagnostic
@@ -10,7 +11,6 @@ and adopted by another when that one stops heart-beating. The diagnostic
 """
 
 import dataclasses
-import datetime
 import functools
 import threading
 
@@ -25,15 +25,18 @@ from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
 from placement_ext.conductor import k8s_labels
 from placement_ext.conductor import lifecycle
+from placement_ext.conductor import ownership
 from placement_ext.conductor import stack_request
+from placement_ext.conductor import workers
 from placement_ext.conductor import zone_inputs
-from placement_ext.db import models
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nfvo as nfvo_driver
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
+from placement_ext.drivers.placement import client as placement_client
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.schemas import operation as operation_schema
 
 LOG = logging.getLogger(__name__)
@@ -54,7 +57,7 @@ OPERATION_ID_V1_1 = {
 LIST_OPERATIONS_V1_1 = {
     'type': 'object',
     'properties': {'states': {
-        'type': 'array', 'items': {'enum': list(models.OPERATION_STATES)}}},
+        'type': 'array', 'items': {'enum': list(states.OPERATION_STATES)}}},
     'additionalProperties': False,
 }
 SELECT_CLOUD_V1_2 = {
@@ -101,7 +104,9 @@ class ConductorManager(rpc.Endpoint):
         super().__init__(conf, host, database)
         self._runner = runner
         self._runner_lock = threading.Lock()
-        self._driving: set[str] = set()
+        self._ownership = ownership.Ownership(self.database, host,
+                                              conf.conductor)
+        self._workers = workers.Workers(conf.conductor.operation_workers)
         self._resumed_own = False
         self._region_clients: homing_inputs.RegionClients | None = None
 
@@ -126,7 +131,16 @@ class ConductorManager(rpc.Endpoint):
     @validation.schema(OPERATION_ID_V1_1)
     def run_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
-        return self._drive(operation_id).to_dict()
+        """Hand the operation to a worker (not run on this RPC thread);
+        the operation as it is now, with ``waiting`` when every worker
+        is busy."""
+        op = op_obj.get(self.database, operation_id)
+        if self._workers.submit(operation_id, functools.partial(
+                self._drive_logged, operation_id)):
+            waiting = self._workers.waiting(operation_id)
+            LOG.info('Operation %s handed to a worker%s', operation_id,
+                     f'; {waiting}' if waiting else '')
+        return self._shown(op)
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
@@ -144,7 +158,14 @@ class ConductorManager(rpc.Endpoint):
     @validation.schema(OPERATION_ID_V1_1)
     def get_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
-        return op_obj.get(self.database, operation_id).to_dict()
+        return self._shown(op_obj.get(self.database, operation_id))
+
+    def _shown(self, op: op_obj.Operation) -> dict:
+        out = op.to_dict()
+        waiting = self._workers.waiting(op.id)
+        if waiting:
+            out['waiting'] = waiting
+        return out
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(LIST_OPERATIONS_V1_1)
@@ -201,9 +222,7 @@ class ConductorManager(rpc.Endpoint):
         thread of this conductor drives right now are renewed: one whose
         thread ended without giving it up goes stale and is adopted.
         """
-        with self._runner_lock:
-            driving = list(self._driving)
-        op_obj.heartbeat(self.database, self.host, driving)
+        self._ownership.heartbeat()
 
     def adopt_operations(self, context: pe_context.RequestContext) -> None:
         """Drive the operations that no live conductor drives.
@@ -211,73 +230,50 @@ class ConductorManager(rpc.Endpoint):
         A periodic task, not an RPC method of the API; only its first
         run, at start-up, takes this host's own operations (what its
         previous run left), so one that stopped on an unexpected error is
-        not run again in a loop. Each adopted operation runs in a thread
-        of its own, resuming from its recorded attempts.
+        not run again in a loop. Each adopted operation runs on a worker
+        (:mod:`~placement_ext.conductor.workers`), resuming from its
+        recorded attempts.
         """
         include_own, self._resumed_own = not self._resumed_own, True
         for op in op_obj.adoptable(self.database, self.host,
-                                   self._stale_before(), include_own):
-            if op.id in self._driving:
+                                   self._ownership.stale_before(),
+                                   include_own):
+            if self._ownership.driving(op.id) or not self._workers.submit(
+                    op.id, functools.partial(self._drive_logged, op.id)):
                 continue
             LOG.info('Adopting operation %(id)s (%(state)s, owner '
                      '%(owner)s)', {'id': op.id, 'state': op.state,
                                     'owner': op.owner or 'none'})
-            threading.Thread(target=self._drive_adopted, args=(op.id,),
-                             name=f'operation-{op.id}', daemon=True).start()
 
-    def _drive_adopted(self, operation_id: str) -> None:
-        """:meth:`_drive` in an adoption thread, which has no caller to
-        hand an error to: log it."""
+    def _drive_logged(self, operation_id: str) -> None:
+        """:meth:`drive` on a worker, which has no caller to hand an
+        error to: log it."""
         try:
-            self._drive(operation_id)
+            self.drive(operation_id)
         except exception.ConcurrentUpdate:
             LOG.info('Operation %s was updated by another conductor '
-                     'while adopted here; leaving it', operation_id)
+                     'while driven here; leaving it', operation_id)
         except Exception:
-            LOG.exception('Adopted operation %s stopped with an error',
+            LOG.exception('Operation %s stopped with an error',
                           operation_id)
 
-    def _drive(self, operation_id: str) -> op_obj.Operation:
+    def drive(self, operation_id: str) -> op_obj.Operation:
         """Claim the operation, run it, give it up when it stops running.
 
         A conductor drives an operation at most once at a time (a cast
         and an adoption may ask together), and not at all while another
         live conductor owns it.
         """
-        with self._runner_lock:
-            if operation_id in self._driving:
-                return op_obj.get(self.database, operation_id)
-            self._driving.add(operation_id)
         try:
-            if not op_obj.claim(self.database, operation_id, self.host,
-                                self._stale_before()):
-                op = op_obj.get(self.database, operation_id)
-                LOG.info('Operation %(id)s is %(state)s%(owner)s; not '
-                         'running it here', {
-                             'id': op.id, 'state': op.state,
-                             'owner': f', driven by {op.owner}'
-                                      if op.owner else ''})
-                return op
-            try:
+            with self._ownership.owned(operation_id):
                 op = self._get_runner().run(operation_id)
-            except exception.ConcurrentUpdate:
-                # the previous owner was alive after all and recorded a
-                # step first; the generation check kept ours out
-                op_obj.release(self.database, operation_id, self.host)
-                raise
-            # an unexpected error ends the operation FAILED_TEMP in the
-            # runner; if even that could not be written (the database
-            # failed), the raise skips this and the heartbeat stops, so
-            # the operation goes stale and is adopted once it can be
-            op_obj.release(self.database, operation_id, self.host)
-            return op_obj.get(self.database, op.id)
-        finally:
-            with self._runner_lock:
-                self._driving.discard(operation_id)
-
-    def _stale_before(self) -> datetime.datetime:
-        return models.utcnow() - datetime.timedelta(
-            seconds=self.conf.conductor.operation_takeover_timeout)
+        except ownership.NotClaimed as exc:
+            LOG.info('%s', exc.detail)
+            return op_obj.get(self.database, operation_id)
+        # an unexpected error ends the operation FAILED_TEMP in the
+        # runner; if even that could not be written (the database failed),
+        # the raise keeps the claim, which goes stale (see ownership)
+        return op_obj.get(self.database, op.id)
 
     def _get_runner(self) -> lifecycle.LifecycleRunner:
         with self._runner_lock:
@@ -300,26 +296,47 @@ class Drivers:
         return zone_inputs.ZoneSource(self.nova, self.placement)
 
 
-def build_drivers(conf: object) -> Drivers:
+def build_drivers(conf: object, session: object = None,
+                  region_name: str | None = None) -> Drivers:
     """Drivers built from ``[heat]``, ``[nova]``, ``[placement]`` and,
-    when ``[v2_vnfm] placement_regrant_before_move``, ``[nfvo]``."""
-    session = functools.partial(keystone.load_session, conf)
-    regrant = conf.v2_vnfm.placement_regrant_before_move
+    when ``[v2_vnfm] placement_regrant_before_move``, ``[nfvo]``.
+
+    :param session: a Keystone session to use instead of the groups'
+        credentials (a VIM's, in Tacker's conductor, where Tacker grants
+        and no ``[nfvo]`` is used); ``region_name`` then overrides the
+        groups' region when set.
+    """
+    def parts(group: str) -> tuple[object, dict]:
+        kwargs = keystone.adapter_kwargs(conf, group)
+        if session is None:
+            return keystone.load_session(conf, group), kwargs
+        return session, {**kwargs,
+                         'region_name': region_name or kwargs['region_name']}
+
+    def client(group: str, driver: type) -> object:
+        found_session, kwargs = parts(group)
+        return driver(found_session, adapter_kwargs=kwargs)
+
+    if session is None:
+        placement = placement_driver.PlacementDriver.from_conf(conf)
+    else:
+        _, kwargs = parts('placement')
+        kwargs.pop('service_type')
+        placement = placement_driver.PlacementDriver(
+            placement_client.PlacementClient.from_session(session, **kwargs))
+    regrant = conf.v2_vnfm.placement_regrant_before_move and session is None
     return Drivers(
-        heat=heat_driver.HeatDriver(
-            session('heat'),
-            adapter_kwargs=keystone.adapter_kwargs(conf, 'heat')),
-        nova=nova_driver.NovaDriver(
-            session('nova'),
-            adapter_kwargs=keystone.adapter_kwargs(conf, 'nova')),
-        placement=placement_driver.PlacementDriver.from_conf(conf),
+        heat=client('heat', heat_driver.HeatDriver),
+        nova=client('nova', nova_driver.NovaDriver),
+        placement=placement,
         nfvo=nfvo_driver.NfvoDriver.from_conf(conf) if regrant else None)
 
 
-def build_runner(conf: object, database: object
+def build_runner(conf: object, database: object,
+                 drivers: Drivers | None = None
                  ) -> lifecycle.LifecycleRunner:
-    """The runner with the drivers of :func:`build_drivers`."""
-    drivers = build_drivers(conf)
+    """The runner on ``drivers``, by default :func:`build_drivers`'."""
+    drivers = drivers or build_drivers(conf)
     return lifecycle.LifecycleRunner(
         database, drivers.heat, drivers.zone_source(),
         lifecycle.Settings.from_conf(conf), nfvo=drivers.nfvo)

@@ -9,6 +9,7 @@ before an operation record exists.
 import copy
 
 from placement_ext import exception
+from placement_ext.decision import flavors
 from placement_ext.decision import regrant
 from placement_ext.schemas import operation as operation_schema
 from placement_ext.schemas import validate as schema_validate
@@ -84,10 +85,6 @@ def flavor_resources(request: dict, vnfc: str) -> dict[str, int] | None:
 
     ``flavors`` may be keyed by VNFC (``VDU1-0``) or by VDU (``VDU1``).
     """
-    flavors = request.get('flavors', {})
-    flavor = flavors.get(vnfc) or flavors.get(vnfc.rsplit('-', 1)[0])
-    if flavor is None:
-        return None
-    resources = {'VCPU': flavor['vcpus'], 'MEMORY_MB': flavor['memory_mb'],
-                 'DISK_GB': flavor['disk_gb']}
-    return {rc: amount for rc, amount in resources.items() if amount}
+    sizes = request.get('flavors', {})
+    size = sizes.get(vnfc) or sizes.get(vnfc.rsplit('-', 1)[0])
+    return None if size is None else flavors.resources(size)

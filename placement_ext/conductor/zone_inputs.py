@@ -1,6 +1,7 @@
 """Inputs of a zone reselection: candidate zones (Nova), capacity
-(Placement), read once per operation run and degraded with a stated
-reason when the account may not read them.
+(Placement), read fresh at the pre-check and at each reselection (capacity
+changes while an operation runs), and degraded with a stated reason when
+the account may not read them.
 """
 
 from oslo_log import log as logging

@@ -1,5 +1,5 @@
 """[homing]: cloud selection by deployment intent, capacity, cost and
-distance (seed 004), and the HAS-compatible plan API that serves it."""
+distance (ONAP OOF homing), and the HAS-compatible plan API that serves it."""
 
 from oslo_config import cfg
 from oslo_config import types

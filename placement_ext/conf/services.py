@@ -45,6 +45,15 @@ a database look for such operations every half of this time. Must be at
 least twice ``operation_heartbeat_interval``; give every conductor of one
 database the same value.
 """),
+    cfg.IntOpt('operation_workers', default=8, min=1,
+               help="""
+Threads of this conductor that run lifecycle operations, apart from the
+threads that answer RPC calls (a run lasts minutes). With all of them busy
+a new operation waits in its state (STARTING, or PROCESSING for a retry)
+and ``placement-ext operation show`` says it waits for a worker; an
+operation waiting longer than ``operation_takeover_timeout`` may be
+started by another conductor of the same database.
+"""),
 ]
 
 _manager_opts = [

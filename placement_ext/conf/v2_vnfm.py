@@ -3,7 +3,8 @@
 Operators who already run Tacker recognise these names in ``tacker.conf``;
 the defaults match Tacker's where Tacker has the option, and the regular
 expression is widened to every insufficient-capacity text Heat and Nova
-really produce (seed 000, section 4).
+really produce (Tacker's availability zone reselection specification,
+section 4).
 """
 
 from oslo_config import cfg

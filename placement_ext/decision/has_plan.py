@@ -10,7 +10,7 @@ Pure. What is read from a HAS template (``homing_template_version``
 - constraints ``distance_to_location`` (``"< 100 km"``: a limit),
   ``vim_fit`` (``request: {vCPU, Memory, Storage}``: one instance of
   that size must fit, plus our optional ``count``) and, our extension,
-  ``cloud_selection_policy`` (``properties.policy``: the seed's policy;
+  ``cloud_selection_policy`` (``properties.policy``: ONAP OOF's policy;
   optional ``flavor`` and ``count``);
 - ``optimization``: ``minimize`` a ``sum`` of ``distance_between`` and
   our ``cloud_cost`` terms, bare or in ``product`` with a weight.

@@ -18,6 +18,10 @@ Order, cheapest first as ONAP HAS ranks its constraints:
    order.
 
 Every dropped region keeps the reason it was dropped.
+
+Longer than 400 lines on purpose: the intent, the cost model and the
+ranking are read from one policy and one cost file, and each check
+explains itself with the others' data.
 """
 
 import dataclasses
@@ -32,11 +36,13 @@ from placement_ext.schemas import homing as schema
 
 EARTH_RADIUS_KM = 6371.0  # mean radius, as ONAP HAS's haversine
 
-HIGH_AVAILABILITY = 'high_availability'
-GUARANTEED_QOS = 'guaranteed_qos'
-BURSTABLE_QOS = 'burstable_qos'
-_ISOLATION_FEATURE = {schema.GUARANTEED_QOS: GUARANTEED_QOS,
-                      schema.BURSTABLE_QOS: BURSTABLE_QOS}
+# Names of the cost file's feature groups (``feature_groups[].feature``)
+# an intent asks for; not the policy's intent keys in ``schemas.homing``.
+HIGH_AVAILABILITY_FEATURE = 'high_availability'
+GUARANTEED_QOS_FEATURE = 'guaranteed_qos'
+BURSTABLE_QOS_FEATURE = 'burstable_qos'
+_ISOLATION_FEATURE = {schema.GUARANTEED_QOS: GUARANTEED_QOS_FEATURE,
+                      schema.BURSTABLE_QOS: BURSTABLE_QOS_FEATURE}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +60,8 @@ class Intent:
     @property
     def features(self) -> tuple[str, ...]:
         """The feature groups this intent needs a cloud to realise."""
-        features = (HIGH_AVAILABILITY,) if self.high_availability else ()
+        features = ((HIGH_AVAILABILITY_FEATURE,) if self.high_availability
+                    else ())
         if self.isolation:
             features += (_ISOLATION_FEATURE[self.isolation],)
         return features

@@ -1,4 +1,5 @@
-"""Realise a deployment intent in a Heat template (seed 004, step 7).
+"""Realise a deployment intent in a Heat template (ONAP OOF's
+cloud-agnostic intent, step 7).
 
 Pure: the template and the region's flavors in, the changed template and
 a list of what changed out. Nothing else in the template changes.

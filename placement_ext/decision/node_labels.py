@@ -1,6 +1,6 @@
 """Which Kubernetes worker node gets which compute-host labels (pure).
 
-The seed's hardware-aware pod affinity needs every worker Node to carry
+Tacker's hardware-aware pod affinity needs every worker Node to carry
 the compute host its VM runs on, under the topologyKey that the CNF's
 ``podAntiAffinity`` terms use. :func:`plan` reconciles, it does not only
 add:

@@ -51,6 +51,27 @@ def api_client(conf: cfg.ConfigOpts) -> k8s_client.ApiClient:
                                      reason=str(exc))
 
 
+def api_client_for(endpoint: str, *, bearer_token: str | None = None,
+                   username: str | None = None, password: str | None = None,
+                   ca_file: str | None = None) -> k8s_client.ApiClient:
+    """An ApiClient on ``endpoint`` with a bearer token, else a user name
+    and password; without ``ca_file`` the certificate is not verified (as
+    Tacker does for a Kubernetes VIM without ``ssl_ca_cert``)."""
+    configuration = k8s_client.Configuration()
+    configuration.host = endpoint
+    if bearer_token:
+        configuration.api_key = {'authorization': bearer_token}
+        configuration.api_key_prefix = {'authorization': 'Bearer'}
+    else:
+        configuration.username = username
+        configuration.password = password
+    if ca_file:
+        configuration.ssl_ca_cert = ca_file
+    else:
+        configuration.verify_ssl = False
+    return k8s_client.ApiClient(configuration)
+
+
 class KubernetesDriver:
     def __init__(self, api: k8s_client.ApiClient, *,
                  attempts: int = 5) -> None:

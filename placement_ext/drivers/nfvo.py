@@ -21,6 +21,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext.drivers import keystone
 from placement_ext.sol import grant as grant_mod
 
@@ -34,14 +35,12 @@ class NfvoDriver:
 
     def __init__(self, adapter: ks_adapter.Adapter, api_version: str,
                  timeout_s: float, poll_interval_s: float = 2.0,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self._adapter = adapter
         self._headers = {'Version': api_version, 'Accept': 'application/json'}
         self._timeout_s = timeout_s
         self._poll_interval_s = poll_interval_s
         self._sleep = sleep
-        self._clock = clock
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'NfvoDriver':
@@ -71,19 +70,24 @@ class NfvoDriver:
         if not location:
             raise exception.ServiceError(
                 service=SERVICE, reason='202 Accepted without a Location')
-        deadline = self._clock() + self._timeout_s
-        while True:
+
+        def granted() -> requests.Response | None:
             resp = self._send('GET', location)
             if resp.status_code in (200, 201):
                 return resp
             if resp.status_code != 202:
                 self._refuse(resp, f'GET {location}')
-            if self._clock() >= deadline:
-                raise exception.ServiceError(
-                    service=SERVICE,
-                    reason=f'no Grant at {location} after '
-                           f'{self._timeout_s:g} s ([nfvo] grant_timeout)')
-            self._sleep(self._poll_interval_s)
+            return None
+
+        resp = polling.until(granted, timeout=self._timeout_s,
+                             interval=self._poll_interval_s,
+                             sleep=self._sleep)
+        if resp is None:
+            raise exception.ServiceError(
+                service=SERVICE,
+                reason=f'no Grant at {location} after '
+                       f'{self._timeout_s:g} s ([nfvo] grant_timeout)')
+        return resp
 
     def _send(self, method: str, path: str, **kwargs: object
               ) -> requests.Response:

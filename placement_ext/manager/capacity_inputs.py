@@ -276,11 +276,6 @@ def _decision_host(host: host_obj.Host,
                                         usage.inventories, usage.usages)
 
 
-def decision_hosts(hosts: Iterable[host_obj.Host],
-                   usages: Usages) -> list[capacity.Host]:
-    return [_decision_host(host, usages[host.id]) for host in hosts]
-
-
 def reserved_slots(holdings: Iterable[lease_obj.Holding],
                    hosts: Mapping[int, host_obj.Host],
                    usages: Usages) -> list[capacity.ReservedSlots]:

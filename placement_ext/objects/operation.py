@@ -30,11 +30,12 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.objects import states
 from placement_ext.schemas import validate as schema_validate
 
-TERMINAL_STATES = (models.STATE_COMPLETED, models.STATE_FAILED,
-                   models.STATE_ROLLED_BACK)
-RUNNABLE_STATES = (models.STATE_STARTING, models.STATE_PROCESSING)
+TERMINAL_STATES = (states.STATE_COMPLETED, states.STATE_FAILED,
+                   states.STATE_ROLLED_BACK)
+RUNNABLE_STATES = (states.STATE_STARTING, states.STATE_PROCESSING)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +76,7 @@ class Operation:
         """VNFC -> zones it lacked capacity in, oldest first."""
         failed: dict[str, list[str]] = {}
         for attempt in self.attempts:
-            if attempt.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY:
+            if attempt.outcome == states.OUTCOME_INSUFFICIENT_CAPACITY:
                 failed.setdefault(attempt.vdu_id, []).append(attempt.zone)
         return failed
 
@@ -109,7 +110,7 @@ def create(database: db_api.Database, *, vnf_instance_id: str,
     schema_validate.check_document(placement, 'placement')
     row = models.Operation(
         id=uuidutils.generate_uuid(), vnf_instance_id=vnf_instance_id,
-        operation=operation, state=models.STATE_STARTING, params=params,
+        operation=operation, state=states.STATE_STARTING, params=params,
         placement=placement, request_id=request_id)
     stack_name = params.get('stack_name')
     try:
@@ -163,7 +164,7 @@ def retry(database: db_api.Database, op: Operation) -> Operation:
     :raises Conflict: it is not FAILED_TEMP, or a newer operation took
         its stack since.
     """
-    if op.state != models.STATE_FAILED_TEMP:
+    if op.state != states.STATE_FAILED_TEMP:
         raise exception.Conflict(
             reason=f'operation {op.id} is {op.state}; only FAILED_TEMP '
                    f'operations can be retried')
@@ -174,7 +175,7 @@ def retry(database: db_api.Database, op: Operation) -> Operation:
             raise exception.Conflict(
                 reason=f'operation {stack.operation_id} took stack {name} '
                        f'after {op.id} failed; retry that one instead')
-        return set_state(database, op, models.STATE_PROCESSING)
+        return set_state(database, op, states.STATE_PROCESSING)
 
 
 def get(database: db_api.Database, operation_id: str) -> Operation:

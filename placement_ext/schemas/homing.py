@@ -1,9 +1,9 @@
-"""JSON Schemas of cloud selection (homing, seed 004).
+"""JSON Schemas of cloud selection (homing, ONAP OOF).
 
-``CLOUD_SELECTION_POLICY`` is the seed's OOF cloud selection policy made a
-valid JSON Schema: the seed's sets (``{"type", "array"}``) become
+``CLOUD_SELECTION_POLICY`` is ONAP OOF's cloud selection policy made a
+valid JSON Schema: its sets (``{"type", "array"}``) become
 ``{"type": "array"}``, ``"int"`` becomes ``"integer"``, and its top-level
-fields move under ``properties``. The intent keys keep the seed's spelling
+fields move under ``properties``. The intent keys keep ONAP's spelling
 (spaces and all) so a policy written for ONAP loads unchanged.
 
 ``SELECTION_REQUEST`` is ours: the policy, the candidate regions (what

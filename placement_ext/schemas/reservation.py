@@ -8,12 +8,10 @@ sends. Validated bodies are normalised: dates become naive UTC datetimes
 and ``affinity`` becomes True, False or None.
 """
 
-import copy
 import datetime
 import re
 
 from placement_ext import exception
-from placement_ext.decision import reservation_names as names
 from placement_ext.schemas import validate as schema_validate
 
 RESOURCE_TYPE = 'virtual:instance'
@@ -54,12 +52,6 @@ RESERVATION_V1_0 = {
     'additionalProperties': False,
 }
 
-# Update: the reservation is named by id; every other field is optional.
-RESERVATION_UPDATE_V1_0 = copy.deepcopy(RESERVATION_V1_0)
-RESERVATION_UPDATE_V1_0['properties']['id'] = {
-    'type': 'string', 'pattern': names.UUID_PATTERN}
-RESERVATION_UPDATE_V1_0['required'] = ['id']
-
 # ``POST /leases`` body, version 1.0.
 LEASE_V1_0 = {
     'type': 'object',
@@ -78,15 +70,6 @@ LEASE_V1_0 = {
     'additionalProperties': False,
 }
 
-# ``PUT /leases/{id}`` body, version 1.0: any subset of the fields.
-LEASE_UPDATE_V1_0 = copy.deepcopy(LEASE_V1_0)
-LEASE_UPDATE_V1_0['properties']['reservations']['items'] = (
-    RESERVATION_UPDATE_V1_0)
-del LEASE_UPDATE_V1_0['properties']['events']
-LEASE_UPDATE_V1_0['required'] = []
-LEASE_UPDATE_V1_0['minProperties'] = 1
-
-
 def validate_lease(body: object, now: datetime.datetime) -> dict:
     """Validate and normalise a lease creation body.
 
@@ -103,34 +86,19 @@ def validate_lease(body: object, now: datetime.datetime) -> dict:
     return lease
 
 
-def validate_lease_update(body: object, now: datetime.datetime) -> dict:
-    """Like :func:`validate_lease` for an update: fields may be absent.
-    Dates are only compared with each other when both are given; the
-    caller compares a single new date with the stored one."""
-    schema_validate.validate(LEASE_UPDATE_V1_0, body, 'lease update')
-    lease = dict(body)
-    _normalise_dates(lease, now)
-    if 'reservations' in lease:
-        lease['reservations'] = [normalise_reservation(res, defaults=False)
-                                 for res in body['reservations']]
-    return lease
-
-
 def validate_reservation(body: object) -> dict:
     """Validate and normalise one reservation (e.g. from the CLI)."""
     schema_validate.validate(RESERVATION_V1_0, body, 'reservation')
     return normalise_reservation(body)
 
 
-def normalise_reservation(res: dict, defaults: bool = True) -> dict:
-    """A validated reservation with ``affinity`` as True/False/None and,
-    with ``defaults``, the optional fields filled in."""
+def normalise_reservation(res: dict) -> dict:
+    """A validated reservation with ``affinity`` as True/False/None and
+    the optional fields filled in."""
     out = dict(res)
-    if defaults:
-        out.setdefault('affinity', None)
-        out.setdefault('resource_properties', '')
-    if 'affinity' in out:
-        out['affinity'] = AFFINITY[out['affinity']]
+    out.setdefault('affinity', None)
+    out.setdefault('resource_properties', '')
+    out['affinity'] = AFFINITY[out['affinity']]
     for field in ('amount', 'vcpus', 'memory_mb', 'disk_gb'):
         if field in out:
             out[field] = int(out[field])  # JSON Schema accepts 2.0

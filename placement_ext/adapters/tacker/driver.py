@@ -14,15 +14,11 @@ its parameters, as after its own reselection; otherwise Tacker fails the
 LCM operation with our reason, which names our operation.
 """
 
-import contextlib
 import dataclasses
 import os
 import socket
 import threading
-from collections.abc import Iterator
 
-from keystoneauth1 import session as ks_session
-from keystoneauth1.identity import v3 as ks_v3
 from oslo_config import cfg
 from oslo_log import log as logging
 from tacker.sol_refactored.common import exceptions as sol_ex
@@ -30,18 +26,16 @@ from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import conf as pe_conf
 from placement_ext.adapters.tacker import request as tacker_request
-from placement_ext.conductor import lifecycle
-from placement_ext.conductor import zone_inputs
+from placement_ext.adapters.tacker import vim as tacker_vim
+from placement_ext.conductor import manager as conductor_manager
+from placement_ext.conductor import ownership
+from placement_ext.conductor import stack_request
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
-from placement_ext.db import models
 from placement_ext.drivers import heat as heat_driver
-from placement_ext.drivers import keystone
-from placement_ext.drivers import nova as nova_driver
-from placement_ext.drivers import placement as placement_driver
-from placement_ext.drivers.placement import client as placement_client
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 
 LOG = logging.getLogger(__name__)
 TACKER_CONF = cfg.CONF
@@ -94,65 +88,25 @@ def runtime() -> Runtime:
         return _runtime
 
 
-def vim_session(vim_info: object, timeout: float) -> ks_session.Session:
-    """A Keystone session with the VIM's credentials, as Tacker's own
-    Heat and Nova clients use them."""
-    access = vim_info.accessInfo
-    auth = ks_v3.Password(
-        auth_url=vim_info.interfaceInfo['endpoint'],
-        username=access['username'], password=access['password'],
-        project_name=access.get('project'),
-        project_domain_name=access.get('projectDomain'),
-        user_domain_name=access.get('userDomain'))
-    return ks_session.Session(auth=auth, timeout=timeout)
-
-
 def runner_for(rt: Runtime, vim_info: object) -> tuple:
-    """(runner, Heat driver, Nova driver) on the VIM's services."""
-    conf = rt.conf
-    session = vim_session(vim_info, conf.heat.timeout)
-    region = vim_info.accessInfo.get('region')
-
-    def kwargs(group: str) -> dict:
-        found = keystone.adapter_kwargs(conf, group)
-        return {**found, 'region_name': region or found['region_name']}
-
-    nova = nova_driver.NovaDriver(session, adapter_kwargs=kwargs('nova'))
-    placement_kwargs = {k: v for k, v in kwargs('placement').items()
-                        if k != 'service_type'}
-    placement = placement_driver.PlacementDriver(
-        placement_client.PlacementClient.from_session(
-            session, **placement_kwargs))
-    heat = heat_driver.HeatDriver(session, adapter_kwargs=kwargs('heat'))
-    runner = lifecycle.LifecycleRunner(
-        rt.database, heat, zone_inputs.ZoneSource(nova, placement),
-        lifecycle.Settings.from_conf(conf))
-    return runner, heat, nova
+    """(runner, Heat driver, Nova driver) on the VIM's services: the
+    conductor's :func:`~placement_ext.conductor.manager.build_runner`
+    with the VIM's session and region."""
+    drivers = conductor_manager.build_drivers(
+        rt.conf, session=tacker_vim.vim_session(
+            vim_info.interfaceInfo, vim_info.accessInfo,
+            rt.conf.heat.timeout),
+        region_name=vim_info.accessInfo.get('region'))
+    runner = conductor_manager.build_runner(rt.conf, rt.database, drivers)
+    return runner, drivers.heat, drivers.nova
 
 
-@contextlib.contextmanager
-def _owned(rt: Runtime, operation_id: str) -> Iterator[None]:
-    """This conductor owns the operation while it runs it (claim and
-    heartbeat, as placement-ext-conductor does), so a conductor of ours
-    sharing the database never adopts it meanwhile."""
-    opts = rt.conf.conductor
-    host = f'tacker-conductor@{socket.gethostname()}:{os.getpid()}'
-    op_obj.claim(rt.database, operation_id, host, models.utcnow())
-    stop = threading.Event()
-
-    def beat() -> None:
-        while not stop.wait(opts.operation_heartbeat_interval):
-            op_obj.heartbeat(rt.database, host, [operation_id])
-
-    thread = threading.Thread(target=beat, daemon=True,
-                              name=f'heartbeat-{operation_id}')
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        op_obj.release(rt.database, operation_id, host)
+def _ownership(rt: Runtime) -> ownership.Ownership:
+    """This process as an owner of operations, so a conductor of ours
+    sharing the database never adopts one it runs."""
+    return ownership.Ownership(
+        rt.database, f'tacker-conductor@{socket.gethostname()}:{os.getpid()}',
+        rt.conf.conductor)
 
 
 def _grant_zones(grant: object) -> list[str]:
@@ -228,16 +182,16 @@ class Openstack(openstack.Openstack):
                                                     'op': op.id})
         failed = heat_driver.StackOutcome(
             stack['id'], stack['stack_status'], error_ex.detail)
-        with _owned(rt, op.id):
+        with _ownership(rt).owned(op.id, beat=True):
             op = runner.run(op.id, sent=failed)
-        if op.state != models.STATE_COMPLETED:
+        if op.state != states.STATE_COMPLETED:
             detail = (op.error or {}).get('detail') or error_ex.detail
             raise sol_ex.StackOperationFailed(
                 sol_detail=f'{detail} (placement-ext operation {op.id})',
                 sol_title='Stack operation failed')
-        vdus = fields['parameters']['nfv']['VDU']
-        for vnfc, zone in op.placement.items():
-            vdus.setdefault(vnfc, {})['locationConstraints'] = zone
+        # Tacker reads the new zones back from the fields it passed
+        fields['parameters']['nfv']['VDU'].update(
+            stack_request.stack_parameters(fields, op.placement)['nfv']['VDU'])
 
 
 def install() -> None:

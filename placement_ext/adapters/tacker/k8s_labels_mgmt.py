@@ -60,16 +60,14 @@ from collections.abc import Mapping
 from typing import BinaryIO
 from typing import TextIO
 
-from keystoneauth1 import session as ks_session
-from keystoneauth1.identity import v3
 from kubernetes import client as k8s_client
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext import service
+from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import k8s_labels
-from placement_ext.drivers import keystone
 from placement_ext.drivers import kubernetes as k8s_driver
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.schemas import validate as schema_validate
@@ -222,20 +220,14 @@ def kubernetes_api(conf: cfg.ConfigOpts, inst: Mapping, settings: Mapping,
         return k8s_driver.api_client(conf)
     interface, access = vim.get('interfaceInfo') or {}, \
         vim.get('accessInfo') or {}
-    configuration = k8s_client.Configuration()
-    configuration.host = _required(interface, 'endpoint', 'interfaceInfo')
-    if access.get('bearer_token'):
-        configuration.api_key = {'authorization': access['bearer_token']}
-        configuration.api_key_prefix = {'authorization': 'Bearer'}
-    else:
-        configuration.username = access.get('username')
-        configuration.password = access.get('password')
+    ca_file = None
     if interface.get('ssl_ca_cert'):
-        configuration.ssl_ca_cert = files.enter_context(
-            _pem_file(interface['ssl_ca_cert']))
-    else:
-        configuration.verify_ssl = False
-    return k8s_client.ApiClient(configuration)
+        ca_file = files.enter_context(_pem_file(interface['ssl_ca_cert']))
+    return k8s_driver.api_client_for(
+        tacker_vim.required(interface, 'endpoint', 'interfaceInfo'),
+        bearer_token=access.get('bearer_token'),
+        username=access.get('username'), password=access.get('password'),
+        ca_file=ca_file)
 
 
 def nova_for(conf: cfg.ConfigOpts, inst: Mapping,
@@ -246,22 +238,13 @@ def nova_for(conf: cfg.ConfigOpts, inst: Mapping,
     vim = _vim(inst, OPENSTACK_VIM_TYPES,
                next(iter(named)) if len(named) == 1 else None)
     if vim is None:
-        return nova_driver.NovaDriver(
-            keystone.load_session(conf, 'nova'),
-            adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'))
-    interface, access = vim.get('interfaceInfo') or {}, \
-        vim.get('accessInfo') or {}
-    auth = v3.Password(
-        auth_url=_required(interface, 'endpoint', 'interfaceInfo'),
-        username=_required(access, 'username', 'accessInfo'),
-        password=_required(access, 'password', 'accessInfo'),
-        project_name=_required(access, 'project', 'accessInfo'),
-        project_domain_name=access.get('projectDomain', 'Default'),
-        user_domain_name=access.get('userDomain', 'Default'))
+        return k8s_labels.cloud_drivers(conf)[0]
+    access = vim.get('accessInfo') or {}
     kwargs = {'region_name': access['region']} if access.get('region') \
         else {}
-    return nova_driver.NovaDriver(ks_session.Session(auth=auth),
-                                  adapter_kwargs=kwargs)
+    return nova_driver.NovaDriver(
+        tacker_vim.vim_session(vim.get('interfaceInfo') or {}, access),
+        adapter_kwargs=kwargs)
 
 
 def _vim(inst: Mapping, types: tuple[str, ...],
@@ -284,13 +267,6 @@ def _vim(inst: Mapping, types: tuple[str, ...],
             reason=f"several {' or '.join(types)} VIMs ({', '.join(found)});"
                    f' name one in {SETTINGS_KEY}.kubernetes_vim')
     return vims[found[0]] if found else None
-
-
-def _required(holder: Mapping, key: str, where: str) -> str:
-    if not holder.get(key):
-        raise exception.InvalidInput(field=f'vimConnectionInfo {where}',
-                                     reason=f'{key} is required')
-    return holder[key]
 
 
 @contextlib.contextmanager

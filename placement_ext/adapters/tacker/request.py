@@ -12,10 +12,15 @@ import json
 
 import yaml
 
+from placement_ext.decision import flavors as flavor_map
+from placement_ext.decision import grant_constraints
 from placement_ext.sol import enums
 
-# Tacker's VNFD scope name of the rules reselection honours.
+# Tacker's VNFD scope name of the rules reselection honours (rules scoped
+# ``nfvi_node`` are Nova server groups in the BaseHOT, left to Nova).
 ZONE_SCOPE = 'zone'
+RULE_TYPES = {enums.AFFINITY: grant_constraints.AFFINITY_RULE,
+              enums.ANTI_AFFINITY: grant_constraints.ANTI_AFFINITY_RULE}
 
 
 def vdu_of(vnfc: str) -> str:
@@ -30,34 +35,31 @@ def placement(vdu_params: dict) -> dict[str, str]:
             if isinstance(params, dict) and params.get('locationConstraints')}
 
 
-def constraints(rules: list, kind: str, vnfcs: list[str],
+def constraints(rules: dict[str, list], vnfcs: list[str],
                 best_effort: bool) -> list[dict]:
-    """Zone-scoped VNFD ``rules`` as constraints over the VNFCs of their
-    target VDUs; a rule over fewer than two VNFCs constrains nothing."""
-    found = []
-    for targets, scope in rules:
-        if scope != ZONE_SCOPE:
-            continue
-        members = sorted(v for v in vnfcs if vdu_of(v) in set(targets))
-        if len(members) < 2:
-            continue
-        found.append({
-            'affinityOrAntiAffinity': kind, 'scope': 'ZONE',
-            'resource': [{'idType': 'GRANT', 'resourceId': vnfc}
-                         for vnfc in members],
-            'fallbackBestEffort': best_effort})
-    return found
+    """Zone-scoped VNFD ``rules`` (``{kind: [(targets, scope)]}``) as
+    constraints over the VNFCs of their target VDUs, built by
+    :func:`placement_ext.decision.grant_constraints.build` (a rule over
+    fewer than two VNFCs constrains nothing)."""
+    policies = [
+        {f'{kind}-{index}': {'type': RULE_TYPES[kind], 'targets': targets,
+                             'properties': {'scope': scope}}}
+        for kind in enums.AFFINITY_TYPES
+        for index, (targets, scope) in enumerate(rules.get(kind, []))
+        if scope == ZONE_SCOPE]
+    built = grant_constraints.build(
+        policies, None,
+        [grant_constraints.NewVnfc(vdu_of(vnfc), vnfc)
+         for vnfc in sorted(vnfcs)],
+        default_fallback_best_effort=best_effort)
+    return [constraint.to_dict() for constraint in built.constraints]
 
 
 def flavors(vdu_params: dict, known: list[dict]) -> dict[str, dict]:
     """VNFC -> flavor size, for the VNFCs whose ``computeFlavourId`` (a
     flavor name or id) is one of Nova's ``known`` flavors."""
-    by_key = {}
-    for flavor in known:
-        size = {'vcpus': flavor['vcpus'], 'memory_mb': flavor['ram'],
-                'disk_gb': flavor['disk']}
-        by_key[flavor['id']] = by_key[flavor['name']] = size
-    return {vnfc: by_key[params['computeFlavourId']]
+    by_key = flavor_map.by_name_or_id(known)
+    return {vnfc: flavor_map.size(by_key[params['computeFlavourId']])
             for vnfc, params in vdu_params.items()
             if isinstance(params, dict)
             and params.get('computeFlavourId') in by_key}
@@ -82,10 +84,7 @@ def operation_request(*, operation: str, vnf_instance_id: str,
         'stack_name': stack_name, 'parameters': fields['parameters'],
         'placement': zones,
         'targets': sorted(vnfc for vnfc in targets if vnfc in zones),
-        'constraints': [
-            constraint for kind in enums.AFFINITY_TYPES
-            for constraint in constraints(rules.get(kind, []), kind,
-                                          sorted(zones), best_effort)],
+        'constraints': constraints(rules, list(zones), best_effort),
         'flavors': flavors(vdu_params, known_flavors),
     }
     template = fields.get('template')

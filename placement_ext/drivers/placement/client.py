@@ -35,9 +35,6 @@ SERVICE_TYPE = 'placement'
 # The newest microversion whose responses this client was tested against
 # (openstack-placement 16.0.0). A newer server is asked for this one.
 KNOWN_MAX_VERSION = (1, 39)
-# Nested providers in GET /allocation_candidates (parent and root UUIDs in
-# provider summaries): below it, capacity on NUMA children is invisible.
-MIN_VERSION = (1, 29)
 # Under noauth2 the token is a role name, not a secret.
 NOAUTH2_ADMIN_TOKEN = 'admin'  # noqa: S105
 # Placement's code for a stale resource provider or consumer generation.

@@ -7,7 +7,7 @@ embedded cloud.
 
 from placement_ext import conf as pe_conf
 from placement_ext import errors
-from placement_ext.db import models
+from placement_ext.objects import states
 from placement_ext.tests.fixtures import nfvo
 from placement_ext.tests.functional.conductor import base
 
@@ -43,7 +43,7 @@ class TestRegrantBeforeMove(base.ConductorCloudTestCase):
             request, {'VDU1-0': 'AZ-3'}), asynchronous=True)
         op = self._instantiate_into_full_az1()
 
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         (sent,) = self.nfvo.requests
         extension = sent['additionalParams']['zoneReselection']
         self.assertEqual({'VDU1-0': ['AZ-1']}, extension['failedZones'])
@@ -58,9 +58,9 @@ class TestRegrantBeforeMove(base.ConductorCloudTestCase):
             'status': 403, 'detail': 'no capacity reserved elsewhere'}))
         op = self._instantiate_into_full_az1()
 
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.GRANT_REFUSED, op.error['code'])
         self.assertIn('no capacity reserved elsewhere', op.error['detail'])
-        self.assertEqual([('AZ-1', models.OUTCOME_INSUFFICIENT_CAPACITY)],
+        self.assertEqual([('AZ-1', states.OUTCOME_INSUFFICIENT_CAPACITY)],
                          [(a.zone, a.outcome) for a in op.attempts])
         self.assertIn('No valid host was found', op.attempts[0].error_text)

@@ -6,8 +6,8 @@ the conductor classifies them with the default
 """
 
 from placement_ext import errors
-from placement_ext.db import models
-from placement_ext.demo import vnf_template
+from placement_ext.objects import states
+from placement_ext.tests.fixtures import vnf_template
 from placement_ext.tests.functional.conductor import base
 
 ANTI_AFFINITY = {
@@ -23,7 +23,7 @@ class TestInstantiate(base.ConductorCloudTestCase):
         op = self.run_operation(self.request(
             'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
 
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         first, second = op.attempts
         self.assertEqual(('VDU1-0', 'AZ-1', 'insufficient_capacity'),
                          (first.vdu_id, first.zone, first.outcome))
@@ -43,7 +43,7 @@ class TestInstantiate(base.ConductorCloudTestCase):
             'INSTANTIATE', {'VDU2-0': 'AZ-1', 'VDU2-1': 'AZ-1'},
             ['VDU2-0', 'VDU2-1'], constraints=[ANTI_AFFINITY]))
 
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         zones = {vnfc: zone for vnfc, (_, zone) in self.server_zones().items()}
         self.assertEqual(op.placement, zones)
         self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])
@@ -57,7 +57,7 @@ class TestInstantiate(base.ConductorCloudTestCase):
         body['template'] = vnf_template.template(['VDU1-0'], failing)
         op = self.run_operation(body)
 
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.STACK_FAILED, op.error['code'])
         self.assertIn('resources.broken', op.error['detail'])
         self.assertEqual(['error'], [a.outcome for a in op.attempts])
@@ -68,7 +68,7 @@ class TestInstantiate(base.ConductorCloudTestCase):
         op = self.run_operation(self.request(
             'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))
 
-        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertEqual(states.STATE_FAILED, op.state)
         self.assertEqual(errors.ZONES_EXHAUSTED, op.error['code'])
         self.assertEqual(['AZ-1', 'AZ-2', 'AZ-3'],
                          sorted(op.failed_zones['VDU1-0']))
@@ -82,7 +82,7 @@ class TestScaleAndHeal(base.ConductorCloudTestCase):
     def _instantiate(self, placement):
         op = self.run_operation(self.request(
             'INSTANTIATE', placement, sorted(placement)))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         return self.server_zones()
 
     def test_scale_out_reselects_only_the_new_vnfc(self):
@@ -91,7 +91,7 @@ class TestScaleAndHeal(base.ConductorCloudTestCase):
         op = self.run_operation(self.request(
             'SCALE', {'VDU1-0': 'AZ-2', 'VDU1-1': 'AZ-2'}, ['VDU1-1']))
 
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         after = self.server_zones()
         self.assertEqual(before['VDU1-0'], after['VDU1-0'])   # not moved
         self.assertNotEqual('AZ-2', after['VDU1-1'][1])
@@ -104,7 +104,7 @@ class TestScaleAndHeal(base.ConductorCloudTestCase):
             'HEAL', {'VDU1-0': 'AZ-2', 'VDU1-1': 'AZ-3'}, ['VDU1-1'],
             heal_resources=['VDU1-1']))
 
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         after = self.server_zones()
         self.assertEqual(before['VDU1-0'], after['VDU1-0'])
         self.assertNotEqual(before['VDU1-1'][0], after['VDU1-1'][0])

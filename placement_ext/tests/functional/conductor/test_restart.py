@@ -16,8 +16,8 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests import backends
 from placement_ext.tests.functional.conductor import base
 
@@ -125,7 +125,7 @@ class TestConductorRestart(base.ConductorCloudTestCase):
         self.assertIsNone(op.owner)
 
     def _assert_completed_after_one_failure(self, op):
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
         self.assertEqual(2, len(op.attempts))
         self.assertEqual([a.zone for a in op.attempts][1],

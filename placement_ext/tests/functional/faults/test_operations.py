@@ -25,8 +25,7 @@ import sqlalchemy as sa
 
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
-from placement_ext.db import models
-from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
@@ -66,7 +65,7 @@ class TestHungServices(base.ConductorCloudTestCase):
         body = self._instantiate('AZ-1')
         self.useFixture(Paused('keystone'))
         op = self.run_operation(body)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.SERVICE_UNAVAILABLE, op.error['code'])
         self.assertIn('Heat is unavailable', op.error['detail'])
 
@@ -74,7 +73,7 @@ class TestHungServices(base.ConductorCloudTestCase):
         body = self._instantiate('AZ-1')
         self.useFixture(Paused('heat-api'))
         op = self.run_operation(body)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.SERVICE_UNAVAILABLE, op.error['code'])
         self.assertIn('Heat is unavailable', op.error['detail'])
 
@@ -85,7 +84,7 @@ class TestHungServices(base.ConductorCloudTestCase):
         # FAILED_TEMP and a retry finds the stack and waits for it.
         op = self._with_pause_after_create('heat-api',
                                            self._instantiate('AZ-2'))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(1, len(self.server_zones()))
 
     def test_placement_hung_costs_one_timeout_then_ranks_without(self):
@@ -107,13 +106,13 @@ class TestHungServices(base.ConductorCloudTestCase):
             self._cloud_database_server(), conf=self.conf)).db
         op = self._with_pause_after_create('mariadb',
                                            self._instantiate('AZ-3'))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
 
     def test_rabbitmq_paused_mid_operation_ends(self):
         # Heat's and Nova's RPC stalls while the stack is built
         op = self._with_pause_after_create('rabbitmq',
                                            self._instantiate('AZ-3'))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
 
     def _with_pause_after_create(self, service, body):
         """Run ``body``; pause ``service`` once its stack exists; the
@@ -129,12 +128,11 @@ class TestHungServices(base.ConductorCloudTestCase):
         paused.resume()
         runner.join(300)
         op = result['op']
-        if op.state == models.STATE_FAILED_TEMP:
+        if op.state == states.STATE_FAILED_TEMP:
             endpoint = conductor_manager.ConductorManager(self.conf, 'test',
                                                           self.db)
             endpoint.retry_operation(self._context(), operation_id=op.id)
-            op = op_obj.get(self.db, endpoint.run_operation(
-                self._context(), operation_id=op.id)['id'])
+            op = endpoint.drive(op.id)
         return op
 
     def _cloud_database_server(self):

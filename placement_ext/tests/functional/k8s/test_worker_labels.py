@@ -21,7 +21,7 @@ import fixtures
 import yaml
 
 from placement_ext.decision import node_labels as nl
-from placement_ext.demo import cloud_config
+from placement_ext.tests.fixtures import cloud_config
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt as tm
 from placement_ext.tests.functional.cloud import base

@@ -3,7 +3,7 @@
 Placement is the real service (``PlacementServer``: HTTP, its own
 database); compute nodes are created in it the way Nova's resource
 tracker does. Nova is the in-memory fake of
-``placement_ext.tests.unit.manager.fakes``, which claims and releases
+``placement_ext.tests.fixtures.nova``, which claims and releases
 its servers' resources in that Placement. The cloud tests
 (``test_cloud.py``) use the real Nova of the embedded cloud instead.
 """
@@ -18,9 +18,9 @@ from placement_ext.drivers import placement as placement_driver
 from placement_ext.manager import reservations
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
 from placement_ext.tests.functional.placement import base as pbase
-from placement_ext.tests.unit.manager import fakes
 
 PROJECT = 'f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1'
 SETTINGS = reservations.Settings(server_poll_interval=0.01,
@@ -60,7 +60,7 @@ class ReservationTestCase(testtools.TestCase):
         self.placement_server = self.useFixture(
             placement_fixture.PlacementServer(self.PLACEMENT_BACKEND))
         self.client = self.placement_server.client()
-        self.nova = fakes.FakeNova(self.client)
+        self.nova = fake_nova.FakeNova(self.client)
         self.database = self.use_database()
         self.db = self.database.db
         self.clock = Clock()

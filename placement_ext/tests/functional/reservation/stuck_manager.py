@@ -20,7 +20,7 @@ from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.drivers.placement import reservation
 from placement_ext.manager import reservations
-from placement_ext.tests.unit.manager import fakes
+from placement_ext.tests.fixtures import nova as fake_nova
 
 
 def _hang_on(step: int, signal: pathlib.Path) -> None:
@@ -45,7 +45,7 @@ def main(db_url: str, placement_url: str, signal: str, step: str) -> None:
     conf = pe_conf.new_conf([], default_config_files=[])
     conf.set_override('connection', db_url, group='database')
     client = pclient.PlacementClient.from_endpoint(placement_url)
-    nova = fakes.FakeNova(client)
+    nova = fake_nova.FakeNova(client)
     _hang_on(int(step), pathlib.Path(signal))
     manager = reservations.Reservations(
         db_api.Database(conf), nova, placement_driver.PlacementDriver(client),

@@ -8,9 +8,8 @@ import uuid
 
 import testtools
 
-from placement_ext.demo import tacker_api
-from placement_ext.demo import tacker_step
 from placement_ext.objects import operation as op_obj
+from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 
 MODE_FILE = 'tacker-mode.conf'
@@ -79,7 +78,7 @@ class TackerTestCase(testtools.TestCase):
                                            self.cloud.admin)
         self.vnfd_id = self._package()
         if 'db' not in _STATE:
-            _STATE['db'] = tacker_step.our_database(self.addon['etc'])
+            _STATE['db'] = tacker_api.our_database(self.addon['etc'])
         self.db = _STATE['db']
 
     def _package(self) -> str:
@@ -109,7 +108,7 @@ class TackerTestCase(testtools.TestCase):
 
     def operations(self, inst_id: str) -> list[op_obj.Operation]:
         """Our operations (with attempts) for a VNF, oldest first."""
-        return tacker_step.operations_for(self.db, inst_id)
+        return tacker_api.operations_for(self.db, inst_id)
 
     def assertCompleted(self, occ: dict) -> None:
         self.assertEqual('COMPLETED', occ['operationState'],

@@ -12,9 +12,9 @@ import pathlib
 
 import requests
 
-from placement_ext.db import models
-from placement_ext.demo import tacker_api
 from placement_ext.objects import nfvo as nfvo_obj
+from placement_ext.objects import states
+from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 
@@ -42,14 +42,14 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         self.assertEqual(zones['VDU1-0'], zones['VDU1-1'])     # affinity
         self.assertNotEqual(zones['VDU2-0'], zones['VDU2-1'])  # anti
         [op] = self.operations(inst_id)
-        self.assertEqual(('INSTANTIATE', models.STATE_COMPLETED),
+        self.assertEqual(('INSTANTIATE', states.STATE_COMPLETED),
                          (op.operation, op.state))
         first, last = op.attempts[0], op.attempts[-1]
         # Tacker's own try, recorded as our first attempt
-        self.assertEqual(('AZ-1', models.OUTCOME_INSUFFICIENT_CAPACITY),
+        self.assertEqual(('AZ-1', states.OUTCOME_INSUFFICIENT_CAPACITY),
                          (first.zone, first.outcome))
         self.assertIn('No valid host was found', first.error_text)
-        self.assertEqual(models.OUTCOME_SUCCESS, last.outcome)
+        self.assertEqual(states.OUTCOME_SUCCESS, last.outcome)
         self.assertEqual(op.placement, zones)
         self.assertEqual(len(op.attempts), tacker_api.heat_attempts(
             self.cloud.admin, inst_id))
@@ -96,9 +96,9 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         self.assertEqual('FAILED_TEMP', occ['operationState'])
         self.assertIn('Quota exceeded for instances', occ['error']['detail'])
         [op] = self.operations(inst_id)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         [attempt] = op.attempts
-        self.assertEqual(models.OUTCOME_ERROR, attempt.outcome)
+        self.assertEqual(states.OUTCOME_ERROR, attempt.outcome)
         self.assertIn(op.id, occ['error']['detail'])
 
 

@@ -176,8 +176,7 @@ class TestWhereTheApisAre(MgmtTestCase):
             f'[kubernetes]\nkubeconfig = {kubeconfig}\n'
             'host_label = example.com/host\n')}
         load_session = self.useFixture(fixtures.MockPatch(
-            'placement_ext.adapters.tacker.k8s_labels_mgmt.keystone.'
-            'load_session')).mock
+            'placement_ext.conductor.k8s_labels.keystone.load_session')).mock
         status, err = self.main(tm.payload('instantiate_end',
                                            self.instance(other={})))
         self.assertEqual(0, status, err)

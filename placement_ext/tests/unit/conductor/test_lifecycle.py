@@ -9,11 +9,11 @@ from placement_ext import errors
 from placement_ext import exception
 from placement_ext.conductor import lifecycle
 from placement_ext.conf import v2_vnfm
-from placement_ext.db import models
 from placement_ext.decision import retry_policy
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 
 ZONES = ('AZ-1', 'AZ-2', 'AZ-3', 'AZ-4', 'AZ-5')
 ANTI_AFFINITY = {
@@ -42,8 +42,8 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def _run(self, room, body=None, strategy='capacity', retry=0,
              error=None):
-        self.heat = fakes.FakeHeat(room, error=error)
-        zones = fakes.FakeZones(ZONES, self.heat)
+        self.heat = fake_stacks.FakeHeat(room, error=error)
+        zones = fake_stacks.FakeZones(ZONES, self.heat)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             strategy=strategy,
@@ -58,15 +58,15 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def test_granted_placement_that_fits_is_one_attempt(self):
         op = self._run({zone: 5 for zone in ZONES})
-        self.assertEqual(models.STATE_COMPLETED, op.state)
-        self.assertEqual([models.OUTCOME_SUCCESS],
+        self.assertEqual(states.STATE_COMPLETED, op.state)
+        self.assertEqual([states.OUTCOME_SUCCESS],
                          [a.outcome for a in op.attempts])
         self.assertEqual({'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'}, op.placement)
 
     def test_full_zone_moves_only_the_failed_vnfc_where_it_fits(self):
         # AZ-2 keeps room for VDU2-0 only; AZ-4 has the most room left
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3})
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         self.assertEqual('AZ-4', op.placement['VDU1-0'])
         self.assertEqual('AZ-2', op.placement['VDU2-0'])
         first, second = op.attempts
@@ -84,7 +84,7 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def test_random_strategy_never_repeats_a_failed_zone(self):
         op = self._run({'AZ-5': 1, 'AZ-2': 1}, strategy='random')
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         failed = op.failed_zones['VDU1-0']
         self.assertEqual(len(failed), len(set(failed)))
         self.assertNotIn(op.placement['VDU1-0'], failed)
@@ -93,14 +93,14 @@ class TestLifecycleRunner(testtools.TestCase):
         text = ('Resource CREATE failed: Forbidden: resources.VDU1-0: '
                 'Quota exceeded for cores')
         op = self._run({zone: 5 for zone in ZONES}, error=text)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.STACK_FAILED, op.error['code'])
         self.assertIn(text, op.error['detail'])
-        self.assertEqual([models.OUTCOME_ERROR],
+        self.assertEqual([states.OUTCOME_ERROR],
                          [a.outcome for a in op.attempts])
 
     def test_a_cancelled_sibling_is_not_taken_for_the_cause(self):
-        heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-3': 1})  # AZ-1 is full
+        heat = fake_stacks.FakeHeat({'AZ-2': 1, 'AZ-3': 1})  # AZ-1 is full
         wait = heat.wait
 
         def cancelled_reason(stack_id, *args, **kwargs):
@@ -114,13 +114,13 @@ class TestLifecycleRunner(testtools.TestCase):
 
         heat.wait = cancelled_reason
         op = self._run_on(heat, request())
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
-        self.assertEqual(models.OUTCOME_INSUFFICIENT_CAPACITY,
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.OUTCOME_INSUFFICIENT_CAPACITY,
                          op.attempts[0].outcome)
 
     def test_all_zones_full_fails_listing_what_was_tried(self):
         op = self._run({'AZ-2': 1})
-        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertEqual(states.STATE_FAILED, op.state)
         self.assertEqual(errors.ZONES_EXHAUSTED, op.error['code'])
         for zone in ('AZ-1', 'AZ-3', 'AZ-4', 'AZ-5'):
             self.assertIn(zone, op.error['detail'])
@@ -130,7 +130,7 @@ class TestLifecycleRunner(testtools.TestCase):
 
     def test_retry_limit_stops_the_loop(self):
         op = self._run({'AZ-2': 1}, retry=2)
-        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertEqual(states.STATE_FAILED, op.state)
         self.assertIn('placement_az_select_retry', op.error['detail'])
         self.assertEqual(3, len(op.attempts))
 
@@ -139,7 +139,7 @@ class TestLifecycleRunner(testtools.TestCase):
                        targets=['VDU2-0', 'VDU2-1'],
                        constraints=[ANTI_AFFINITY])
         op = self._run({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5}, body=body)
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         self.assertNotEqual(op.placement['VDU2-0'], op.placement['VDU2-1'])
         self.assertEqual([], op.attempts[-1].decision['broken'])
 
@@ -148,10 +148,10 @@ class TestLifecycleRunner(testtools.TestCase):
                        placement={'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1'},
                        targets=['VDU1-1'], heal_resources=['VDU1-1'])
         # an existing stack: the heal is an update
-        self.heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-3': 1})
+        self.heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-3': 1})
         stack_id = self.heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {}}})
         op = self._run_on(self.heat, body)
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         self.assertEqual({'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-3'}, op.placement)
         marks = [c for c in self.heat.calls if c[0] == 'mark_unhealthy']
         self.assertEqual([('mark_unhealthy', 'VDU1-1')], marks)
@@ -162,54 +162,54 @@ class TestLifecycleRunner(testtools.TestCase):
         # request has no template to create it from (was KeyError)
         body = request(operation='HEAL', targets=['VDU1-0'])
         del body['template']
-        op = self._run_on(fakes.FakeHeat({'AZ-1': 1}), body)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        op = self._run_on(fake_stacks.FakeHeat({'AZ-1': 1}), body)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.NOT_FOUND, op.error['code'])
         self.assertIn('vnf-1', op.error['detail'])
 
     def test_unexpected_error_ends_failed_temp_with_its_cause(self):
-        heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+        heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
 
         def broken(*args, **kwargs):
             raise KeyError('stack_status')
         heat.wait = broken
         op = self._run_on(heat, request())
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.INTERNAL, op.error['code'])
         self.assertEqual("unexpected error: KeyError: 'stack_status'",
                          op.error['detail'])
         # the attempt in flight is closed, so a retry starts cleanly
         self.assertIsNone(op.in_flight)
-        self.assertEqual([models.OUTCOME_ERROR],
+        self.assertEqual([states.OUTCOME_ERROR],
                          [a.outcome for a in op.attempts])
 
     def test_retry_after_an_error_sends_the_placement_again(self):
-        # the stack exists when the retry runs (the error came after the
-        # create was sent): the retry completed nothing before, failing
-        # with "no attempt in flight"
-        heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+        # a FAILED_TEMP whose attempt was closed with the error, retried
+        # (was: Conflict, no attempt in flight, when the retry succeeded)
+        heat = fake_stacks.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
         wait = heat.wait
 
-        def timed_out(*args, **kwargs):
+        def unavailable(*args, **kwargs):
+            heat.wait = wait
             raise exception.ServiceUnavailable(service='Heat',
                                                reason='timed out')
-        heat.wait = timed_out
+        heat.wait = unavailable
         op = self._run_on(heat, request())
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
-        heat.wait = wait
-        op_obj.retry(self.db, op)
-        op = lifecycle.LifecycleRunner(
-            self.db, heat, fakes.FakeZones(ZONES, heat), lifecycle.Settings(
-                capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)),
-        ).run(op.id)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
-        self.assertEqual([models.OUTCOME_ERROR, models.OUTCOME_SUCCESS],
-                         [a.outcome for a in op.attempts])
-        self.assertEqual(op.attempts[0].zone, op.attempts[1].zone)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
+        op = op_obj.set_state(self.db, op, states.STATE_PROCESSING)
+        zones = fake_stacks.FakeZones(ZONES, heat)
+        runner = lifecycle.LifecycleRunner(self.db, heat, zones,
+                                           lifecycle.Settings(
+            capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)))
+        op = runner.run(op.id)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(
+            [(states.OUTCOME_ERROR, 'AZ-1'), (states.OUTCOME_SUCCESS, 'AZ-1')],
+            [(a.outcome, a.zone) for a in op.attempts])
 
     def test_check_stack_exists_refuses_an_unknown_stack(self):
         runner = lifecycle.LifecycleRunner(
-            self.db, fakes.FakeHeat({}), None, lifecycle.Settings(
+            self.db, fake_stacks.FakeHeat({}), None, lifecycle.Settings(
                 capacity_error=re.compile('x')))
         exc = self.assertRaises(exception.InvalidInput,
                                 runner.check_stack_exists,
@@ -217,7 +217,7 @@ class TestLifecycleRunner(testtools.TestCase):
         self.assertEqual('stack_name', exc.field)
 
     def _run_on(self, heat, body):
-        zones = fakes.FakeZones(ZONES, heat)
+        zones = fake_stacks.FakeZones(ZONES, heat)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(self.db, heat, zones, settings)
@@ -227,17 +227,17 @@ class TestLifecycleRunner(testtools.TestCase):
         return runner.run(op.id)
 
     def test_resumed_operation_does_not_repeat_a_failed_zone(self):
-        heat = fakes.FakeHeat({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5})
+        heat = fake_stacks.FakeHeat({'AZ-1': 0, 'AZ-2': 5, 'AZ-3': 5})
         body = request()
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,
                            placement=body['placement'])
         # a conductor that stopped after AZ-1 failed and AZ-3 was chosen
-        op = op_obj.set_state(self.db, op, models.STATE_PROCESSING)
+        op = op_obj.set_state(self.db, op, states.STATE_PROCESSING)
         op = op_obj.start_attempt(self.db, op, vdu_id='VDU1-0', zone='AZ-1',
                                   placement=body['placement'], decision={})
         op = op_obj.finish_attempt(
-            self.db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+            self.db, op, outcome=states.OUTCOME_INSUFFICIENT_CAPACITY,
             duration_s=1.0)
         moved = dict(body['placement'], **{'VDU1-0': 'AZ-3'})
         op_obj.start_attempt(self.db, op, vdu_id='VDU1-0', zone='AZ-3',
@@ -246,10 +246,10 @@ class TestLifecycleRunner(testtools.TestCase):
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(
-            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+            self.db, heat, fake_stacks.FakeZones(ZONES, heat), settings)
         op = runner.run(op.id)
 
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         self.assertEqual('AZ-3', op.placement['VDU1-0'])
         sent = [c[1]['nfv']['VDU']['VDU1-0']['locationConstraints']
                 for c in heat.calls if c[0] in ('create', 'update')]
@@ -258,35 +258,35 @@ class TestLifecycleRunner(testtools.TestCase):
     def _stopped_after_failures(self, zones, retry):
         """A conductor stopped after recording capacity failures in
         ``zones``, before choosing the next; the runner resumes it."""
-        self.heat = fakes.FakeHeat({'AZ-2': 1, 'AZ-4': 5})
+        self.heat = fake_stacks.FakeHeat({'AZ-2': 1, 'AZ-4': 5})
         body = request()
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,
                            placement=body['placement'])
-        op = op_obj.set_state(self.db, op, models.STATE_PROCESSING)
+        op = op_obj.set_state(self.db, op, states.STATE_PROCESSING)
         for zone in zones:
             op = op_obj.start_attempt(
                 self.db, op, vdu_id='VDU1-0', zone=zone,
                 placement=dict(body['placement'], **{'VDU1-0': zone}),
                 decision={})
             op = op_obj.finish_attempt(
-                self.db, op, outcome=models.OUTCOME_INSUFFICIENT_CAPACITY,
+                self.db, op, outcome=states.OUTCOME_INSUFFICIENT_CAPACITY,
                 duration_s=1.0)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             limits=retry_policy.RetryLimits(max_reselections=retry))
         return lifecycle.LifecycleRunner(
-            self.db, self.heat, fakes.FakeZones(ZONES, self.heat),
+            self.db, self.heat, fake_stacks.FakeZones(ZONES, self.heat),
             settings).run(op.id)
 
     def test_resume_after_a_recorded_failure_moves_without_resending(self):
         op = self._stopped_after_failures(['AZ-1'], retry=0)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(['AZ-1', 'AZ-4'], [a.zone for a in op.attempts])
 
     def test_resume_after_a_recorded_failure_obeys_the_retry_limit(self):
         op = self._stopped_after_failures(['AZ-1', 'AZ-3'], retry=1)
-        self.assertEqual(models.STATE_FAILED, op.state)
+        self.assertEqual(states.STATE_FAILED, op.state)
         self.assertIn('placement_az_select_retry', op.error['detail'])
         self.assertEqual(2, len(op.attempts))
         self.assertEqual([], self.heat.calls)
@@ -295,7 +295,7 @@ class TestLifecycleRunner(testtools.TestCase):
         op = self._run({zone: 5 for zone in ZONES})
         calls = len(self.heat.calls)
         again = self.runner.run(op.id)
-        self.assertEqual(models.STATE_COMPLETED, again.state)
+        self.assertEqual(states.STATE_COMPLETED, again.state)
         self.assertEqual(calls, len(self.heat.calls))
 
 
@@ -308,13 +308,13 @@ class TestSentByTheHostService(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, reason, room):
-        heat = fakes.FakeHeat(room)
+        heat = fake_stacks.FakeHeat(room)
         stack_id = heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {
             'VDU1-0': {'locationConstraints': 'AZ-1'}}}})
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(
-            self.db, heat, fakes.FakeZones(ZONES, heat), settings)
+            self.db, heat, fake_stacks.FakeZones(ZONES, heat), settings)
         body = request(placement={'VDU1-0': 'AZ-1'}, targets=['VDU1-0'])
         op = op_obj.create(self.db, vnf_instance_id='vnf-1',
                            operation='INSTANTIATE', params=body,
@@ -326,13 +326,13 @@ class TestSentByTheHostService(testtools.TestCase):
 
     def test_a_capacity_failure_is_recorded_then_reselected(self):
         op, heat = self._run(None, {'AZ-1': 0, 'AZ-2': 2})
-        self.assertEqual(models.STATE_COMPLETED, op.state)
+        self.assertEqual(states.STATE_COMPLETED, op.state)
         first, second = op.attempts
-        self.assertEqual(('AZ-1', models.OUTCOME_INSUFFICIENT_CAPACITY),
+        self.assertEqual(('AZ-1', states.OUTCOME_INSUFFICIENT_CAPACITY),
                          (first.zone, first.outcome))
         self.assertIn('sent by the host service',
                       first.decision['reasons'][0])
-        self.assertEqual(('AZ-2', models.OUTCOME_SUCCESS),
+        self.assertEqual(('AZ-2', states.OUTCOME_SUCCESS),
                          (second.zone, second.outcome))
         # only our move reached Heat after the host service's create
         self.assertEqual(['create', 'update'],
@@ -341,7 +341,7 @@ class TestSentByTheHostService(testtools.TestCase):
     def test_another_failure_ends_it_with_heats_text(self):
         op, heat = self._run('Resource CREATE failed: Forbidden: Quota '
                              'exceeded for instances', {'AZ-2': 2})
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         [attempt] = op.attempts
-        self.assertEqual(models.OUTCOME_ERROR, attempt.outcome)
+        self.assertEqual(states.OUTCOME_ERROR, attempt.outcome)
         self.assertIn('Quota exceeded', op.error['detail'])

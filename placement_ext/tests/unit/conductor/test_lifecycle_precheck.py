@@ -9,10 +9,10 @@ from placement_ext import exception
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import zone_inputs
 from placement_ext.conf import v2_vnfm
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
 
 ZONES = test_lifecycle.ZONES
@@ -38,7 +38,7 @@ def anti(*vnfcs, fallback=True):
     return constraint
 
 
-class StaleZones(fakes.FakeZones):
+class StaleZones(fake_stacks.FakeZones):
     """Reports ``stale`` room at the first read, the truth after."""
 
     def __init__(self, zones, heat, stale):
@@ -59,7 +59,7 @@ class TestPrecheck(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, room, body, precheck=True, stale=None):
-        self.heat = fakes.FakeHeat(room)
+        self.heat = fake_stacks.FakeHeat(room)
         zones = StaleZones(ZONES, self.heat, stale)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
@@ -81,10 +81,10 @@ class TestPrecheck(testtools.TestCase):
     def test_moves_a_target_out_of_a_full_zone_before_heat(self):
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3},
                        request({'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'}))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual([{'VDU1-0': 'AZ-4', 'VDU2-0': 'AZ-2'}], self.sent())
         (attempt,) = op.attempts
-        self.assertEqual(('VDU1-0', 'AZ-4', models.OUTCOME_SUCCESS),
+        self.assertEqual(('VDU1-0', 'AZ-4', states.OUTCOME_SUCCESS),
                          (attempt.vdu_id, attempt.zone, attempt.outcome))
         decision = attempt.decision
         self.assertTrue(decision['precheck'])
@@ -99,7 +99,7 @@ class TestPrecheck(testtools.TestCase):
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3},
                        request({'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'}),
                        precheck=False)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual([{'VDU1-0': 'AZ-1', 'VDU2-0': 'AZ-2'},
                           {'VDU1-0': 'AZ-4', 'VDU2-0': 'AZ-2'}], self.sent())
         self.assertEqual({'reasons': ['placement as granted']},
@@ -120,7 +120,7 @@ class TestPrecheck(testtools.TestCase):
                            constraints=[anti('VDU2-0', 'VDU2-1',
                                              fallback=fallback)])
             op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-3': 1}, body)
-            self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+            self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
             self.assertEqual('AZ-1', self.sent()[0]['VDU2-0'], fallback)
             self.assertEqual(2, len(op.attempts))
 
@@ -151,7 +151,7 @@ class TestPrecheck(testtools.TestCase):
                         'VDU2-0': 'AZ-1'})
         room = {'AZ-1': 0, 'AZ-2': 1, 'AZ-3': 5, 'AZ-4': 5}
         op = self._run(room, body, stale={'AZ-1': 2, 'AZ-2': 1})
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(2, len(op.attempts))
         second = self.sent()[1]
         self.assertNotIn('AZ-1', (second['VDU1-1'], second['VDU2-0']))
@@ -203,7 +203,7 @@ class TestPrecheckInputs(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _first_decision(self, zones, body):
-        heat = fakes.FakeHeat({'AZ-1': 1})
+        heat = fake_stacks.FakeHeat({'AZ-1': 1})
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR))
         runner = lifecycle.LifecycleRunner(self.db, heat, zones, settings)
@@ -211,7 +211,7 @@ class TestPrecheckInputs(testtools.TestCase):
                            operation=body['operation'], params=body,
                            placement=body['placement'])
         op = runner.run(op.id)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         return op.attempts[0].decision
 
     def test_without_flavors_nova_is_not_asked(self):

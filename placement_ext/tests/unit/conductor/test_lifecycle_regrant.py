@@ -8,12 +8,12 @@ from placement_ext import errors
 from placement_ext import exception
 from placement_ext.conductor import lifecycle
 from placement_ext.conf import v2_vnfm
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.sol import grant as grant_mod
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import nfvo
-from placement_ext.tests.unit.conductor import fakes
+from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
 
 ZONES = test_lifecycle.ZONES
@@ -34,18 +34,6 @@ def grant(zones: dict[str, str]) -> grant_mod.Grant:
     return grant_mod.parse(nfvo.grant_document(GRANT_REQUEST, zones))
 
 
-class FakeNfvo:
-    """Grants what ``answer(request)`` returns; keeps the requests."""
-
-    def __init__(self, answer):
-        self.answer = answer
-        self.requests = []
-
-    def grant(self, request):
-        self.requests.append(request)
-        return self.answer(request)
-
-
 def as_proposed(request):
     return grant(nfvo.proposed_zones(request))
 
@@ -57,13 +45,14 @@ class TestRegrant(testtools.TestCase):
         self.db = self.useFixture(db_fixture.Database()).db
 
     def _run(self, room, answer, **extra):
-        self.heat = fakes.FakeHeat(room)
-        self.nfvo = FakeNfvo(answer)
+        self.heat = fake_stacks.FakeHeat(room)
+        self.nfvo = nfvo.FakeNfvo(answer)
         settings = lifecycle.Settings(
             capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR),
             regrant=True)
         self.runner = lifecycle.LifecycleRunner(
-            self.db, self.heat, fakes.FakeZones(ZONES, self.heat), settings,
+            self.db, self.heat, fake_stacks.FakeZones(ZONES, self.heat),
+            settings,
             nfvo=self.nfvo)
         body = test_lifecycle.request(
             grant_request=GRANT_REQUEST,
@@ -75,7 +64,7 @@ class TestRegrant(testtools.TestCase):
 
     def test_nfvo_is_told_what_failed_and_what_is_proposed(self):
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3}, as_proposed)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         (sent,) = self.nfvo.requests
         extension = sent['additionalParams']['zoneReselection']
         self.assertEqual({'attempt': 1,
@@ -96,7 +85,7 @@ class TestRegrant(testtools.TestCase):
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-3': 1, 'AZ-4': 3},
                        lambda request: grant({'res-1': 'AZ-3',
                                               'res-2': 'AZ-2'}))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual('AZ-3', op.placement['VDU1-0'])
         decision = op.attempts[-1].decision
         self.assertEqual(['VDU1-0'], decision['grant']['overridden'])
@@ -109,17 +98,17 @@ class TestRegrant(testtools.TestCase):
             raise exception.GrantRefused(reason='the NFVO says: no quota')
 
         op = self._run({'AZ-1': 0, 'AZ-4': 3}, refuse)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertEqual(errors.GRANT_REFUSED, op.error['code'])
         self.assertIn('no quota', op.error['detail'])
-        self.assertEqual([models.OUTCOME_INSUFFICIENT_CAPACITY],
+        self.assertEqual([states.OUTCOME_INSUFFICIENT_CAPACITY],
                          [a.outcome for a in op.attempts])
 
     def test_a_grant_into_a_failed_zone_is_refused(self):
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3},
                        lambda request: grant({'res-1': 'AZ-1',
                                               'res-2': 'AZ-2'}))
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
         self.assertIn('places VDU1-0 in AZ-1, where it already failed',
                       op.error['detail'])
         self.assertEqual(1, len(op.attempts))
@@ -134,10 +123,10 @@ class TestRegrant(testtools.TestCase):
             return as_proposed(request)
 
         op = self._run({'AZ-1': 0, 'AZ-2': 1, 'AZ-4': 3}, first_refuse)
-        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
-        op = op_obj.set_state(self.db, op, models.STATE_PROCESSING)
+        self.assertEqual(states.STATE_FAILED_TEMP, op.state)
+        op = op_obj.set_state(self.db, op, states.STATE_PROCESSING)
         op = self.runner.run(op.id)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         # AZ-1 was not sent again: the retry went straight to the move
         self.assertEqual(['AZ-1', 'AZ-4'], [a.zone for a in op.attempts])
         self.assertEqual(2, len(self.nfvo.requests))
@@ -149,7 +138,7 @@ class TestRegrant(testtools.TestCase):
                        flavors={'VDU1': {'vcpus': 1, 'memory_mb': 512,
                                          'disk_gb': 1}},
                        grant_zones=list(ZONES))
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         (sent,) = self.nfvo.requests
         self.assertEqual({'attempt': 0,
                           'proposedZones': {'res-1': 'AZ-4',

@@ -5,7 +5,6 @@ import logging
 import threading
 
 import fixtures
-import oslo_messaging
 import sqlalchemy as sa
 import testtools
 
@@ -15,6 +14,7 @@ from placement_ext import exception
 from placement_ext.conductor import manager
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 
 
@@ -40,7 +40,7 @@ class BlockingRunner:
         self.entered.set()
         self.release.wait(10)
         op = op_obj.get(self.db, operation_id)
-        return op_obj.set_state(self.db, op, models.STATE_COMPLETED)
+        return op_obj.set_state(self.db, op, states.STATE_COMPLETED)
 
 
 class TestOwnership(testtools.TestCase):
@@ -64,11 +64,9 @@ class TestOwnership(testtools.TestCase):
     def _in_thread(self, conductor):
         def run():
             try:
-                conductor.run_operation(self.context,
-                                        operation_id=self.op.id)
-            except oslo_messaging.ExpectedException as exc:
-                # the RPC method's wrapper around its contract errors
-                self.lost.append(exc.exc_info[1])
+                conductor.drive(self.op.id)
+            except exception.ConcurrentUpdate as exc:
+                self.lost.append(exc)
 
         thread = threading.Thread(target=run)
         thread.start()
@@ -86,16 +84,16 @@ class TestOwnership(testtools.TestCase):
 
     def test_run_claims_and_releases(self):
         self.runner.release.set()
-        shown = self.a.run_operation(self.context, operation_id=self.op.id)
-        self.assertEqual(models.STATE_COMPLETED, shown['state'])
+        shown = self.a.drive(self.op.id).to_dict()
+        self.assertEqual(states.STATE_COMPLETED, shown['state'])
         self.assertIsNone(shown['owner'])
         self.assertEqual([self.op.id], self.runner.runs)
 
     def test_another_conductor_leaves_a_live_owners_operation(self):
         thread = self._in_thread(self.a)
-        shown = self.b.run_operation(self.context, operation_id=self.op.id)
+        shown = self.b.drive(self.op.id).to_dict()
         self.assertEqual('a', shown['owner'])
-        self.assertEqual(models.STATE_STARTING, shown['state'])
+        self.assertEqual(states.STATE_STARTING, shown['state'])
         self.runner.release.set()
         thread.join(10)
         self.assertEqual([self.op.id], self.runner.runs)
@@ -103,7 +101,7 @@ class TestOwnership(testtools.TestCase):
     def test_one_conductor_drives_an_operation_once_at_a_time(self):
         thread = self._in_thread(self.a)
         # a duplicate cast of the same operation
-        self.a.run_operation(self.context, operation_id=self.op.id)
+        self.a.drive(self.op.id)
         self.runner.release.set()
         thread.join(10)
         self.assertEqual([self.op.id], self.runner.runs)
@@ -121,7 +119,7 @@ class TestOwnership(testtools.TestCase):
         # completed and given up, also when the one that recorded the end
         # second was refused (then it said so)
         self._wait_for(lambda: op_obj.get(self.db, self.op.id).owner is None)
-        self.assertEqual(models.STATE_COMPLETED,
+        self.assertEqual(states.STATE_COMPLETED,
                          op_obj.get(self.db, self.op.id).state)
         refused = len(self.lost) + self.logs.output.count(
             'updated by another conductor')
@@ -145,7 +143,7 @@ class TestOwnership(testtools.TestCase):
         self.a.adopt_operations(self.context)
         # completed, then released
         self._wait_for(lambda: op_obj.get(self.db, self.op.id).owner is None)
-        self.assertEqual(models.STATE_COMPLETED,
+        self.assertEqual(states.STATE_COMPLETED,
                          op_obj.get(self.db, self.op.id).state)
 
     def test_unexpected_error_keeps_the_claim_and_is_not_rerun(self):
@@ -155,8 +153,7 @@ class TestOwnership(testtools.TestCase):
 
         self.runner.run = broken
         self.a.adopt_operations(self.context)   # a's start-up: nothing yet
-        self.assertRaises(RuntimeError, self.a.run_operation, self.context,
-                          operation_id=self.op.id)
+        self.assertRaises(RuntimeError, self.a.drive, self.op.id)
         # still a's: b leaves it while a heart-beats ...
         self.assertEqual('a', op_obj.get(self.db, self.op.id).owner)
         self.b.adopt_operations(self.context)
@@ -165,6 +162,36 @@ class TestOwnership(testtools.TestCase):
         self.a.adopt_operations(self.context)
         threading.Event().wait(0.5)
         self.assertEqual([self.op.id], self.runner.runs)
+
+    def test_run_operation_hands_it_to_a_worker_and_returns(self):
+        shown = self.a.run_operation(self.context, operation_id=self.op.id)
+        # returned while the runner still blocks: not on this RPC thread
+        self.assertEqual(states.STATE_STARTING, shown['state'])
+        self.assertTrue(self.runner.entered.wait(10))
+        self.runner.release.set()
+        self._wait_for(lambda: op_obj.get(self.db, self.op.id).state ==
+                       states.STATE_COMPLETED)
+
+    def test_with_every_worker_busy_an_operation_waits_and_says_so(self):
+        self.conf.set_override('operation_workers', 1, 'conductor')
+        conductor = manager.ConductorManager(self.conf, 'c', self.db,
+                                             self.runner)
+        conductor.run_operation(self.context, operation_id=self.op.id)
+        self.assertTrue(self.runner.entered.wait(10))
+        second = op_obj.create(
+            self.db, vnf_instance_id='vnf-2', operation='INSTANTIATE',
+            params={}, placement={'VDU1-0': 'AZ-1'})
+        shown = conductor.run_operation(self.context,
+                                        operation_id=second.id)
+        self.assertEqual(states.STATE_STARTING, shown['state'])
+        self.assertIn('all 1 are busy', shown['waiting'])
+        self.assertIn('waiting', conductor.get_operation(
+            self.context, operation_id=second.id))
+        self.runner.release.set()
+        self._wait_for(lambda: op_obj.get(self.db, second.id).state ==
+                       states.STATE_COMPLETED)
+        self.assertNotIn('waiting', conductor.get_operation(
+            self.context, operation_id=second.id))
 
     def _wait_for(self, predicate):
         for _ in range(200):

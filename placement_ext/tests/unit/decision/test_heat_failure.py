@@ -2,7 +2,8 @@
 
 Texts marked "minicloud" were produced by real Nova and Heat
 (shared/research/minicloud.md); the others come from Tacker's
-documentation and specification (seed 000, section 4), or are Heat's
+documentation and its availability zone reselection specification
+(section 4), or are Heat's
 format for other Nova failures.
 """
 
@@ -69,7 +70,8 @@ NOT_CAPACITY = [
     ('none', None, None),
 ]
 
-# Tacker's own default, for comparison (seed 000 / research 1.2).
+# Tacker's own default, for comparison (its availability zone
+# reselection specification).
 TACKER_DEFAULT = (
     r'Resource CREATE failed: ResourceInError: resources\.(.*)\.(.*): (.*)|'
     r'Resource UPDATE failed: resources\.(.*): Resource CREATE failed: '

@@ -1,4 +1,4 @@
-"""Cloud selection: the seed's worked example, every intent, every drop
+"""Cloud selection: ONAP's worked example, every intent, every drop
 reason, ties and the cost model."""
 
 import math
@@ -48,7 +48,7 @@ def select(intent, candidates, *, capacity=None, costs=None, **kw):
 
 
 class TestPolicySchema(testtools.TestCase):
-    """The seed's four examples, with its sets made JSON arrays."""
+    """ONAP's four examples, with its sets made JSON arrays."""
 
     def test_the_seeds_examples_are_valid(self):
         burstable = {schema.ISOLATION: schema.BURSTABLE_QOS,
@@ -121,8 +121,8 @@ class TestParseIntent(testtools.TestCase):
 
 
 class TestWorkedExample(testtools.TestCase):
-    """Seed 004, step 6a: wd=1, wc=2; candidate 3 ($50, 190 km) wins
-    with 290 against 300 and 380."""
+    """ONAP OOF homing example, step 6a: wd=1, wc=2; candidate 3 ($50,
+    190 km) wins with 290 against 300 and 380."""
 
     def test_candidate_3_is_picked_with_value_290(self):
         costs = homing.CostModel(instance_costs={

@@ -343,10 +343,11 @@ class TestSkeleton(testtools.TestCase):
             result.templates['VDU2.yaml']['resources']['VDU2']))
 
 
-class TestSeedExample(testtools.TestCase):
-    """Seed 001: anti-affinity over a PlacementGroup of the master and
-    worker VDUs (3 instances each at least), Tacker's pod-affinity
-    BaseHOT shape (AutoScalingGroups of nested templates)."""
+class TestPodAffinityExample(testtools.TestCase):
+    """Tacker's hardware-aware pod affinity example: anti-affinity over a
+    PlacementGroup of the master and worker VDUs (3 instances each at
+    least), Tacker's pod-affinity BaseHOT shape (AutoScalingGroups of
+    nested templates)."""
 
     def flavour(self, groups):
         document = test_vnfd.rules_document(

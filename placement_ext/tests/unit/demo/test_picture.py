@@ -2,7 +2,7 @@ import xml.etree.ElementTree as ElementTree
 
 import testtools
 
-from placement_ext.demo import picture
+from demo import picture
 
 SVG = '{http://www.w3.org/2000/svg}'
 

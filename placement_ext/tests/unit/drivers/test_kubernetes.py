@@ -157,7 +157,7 @@ class TestErrors(DriverTestCase):
 
 
 class TestLabelsMakeAntiAffinityHardwareAware(DriverTestCase):
-    """The seed's end: replicas with required anti-affinity on the label
+    """The example's end: replicas with required anti-affinity on the label
     land on different compute hosts, never on two VMs of one host."""
 
     def test_replicas_spread_over_hosts_then_pending(self):

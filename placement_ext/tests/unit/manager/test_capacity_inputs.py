@@ -242,7 +242,7 @@ class TestCurrentUsages(testtools.TestCase):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
         usage = rp.HostUsage({'VCPU': {'total': 4}}, {'VCPU': 3}, {RC: 2},
                              'inventories')
-        (decision_host,) = inputs.decision_hosts([host], {7: usage})
+        decision_host = inputs._decision_host(host, usage)
         self.assertEqual(('cn1', 4, 3), (decision_host.name,
                                          decision_host.vcpus.total,
                                          decision_host.usage.vcpus))

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.objects import states
 from placement_ext.tests.unit.db import test_api as db_tests
 
 MINUTE = datetime.timedelta(minutes=1)
@@ -71,7 +72,7 @@ class TestOwnership(db_tests.DbTestCase):
     def test_heartbeat_renews_only_runnable_operations_of_the_host(self):
         op_obj.claim(self.db, self.op.id, 'a', self.stale_before)
         self.assertEqual(0, op_obj.heartbeat(self.db, 'b'))
-        op_obj.set_state(self.db, self.op, models.STATE_COMPLETED)
+        op_obj.set_state(self.db, self.op, states.STATE_COMPLETED)
         self.assertEqual(0, op_obj.heartbeat(self.db, 'a'))
 
     def test_heartbeat_renews_only_the_operations_named(self):
@@ -92,16 +93,16 @@ class TestOwnership(db_tests.DbTestCase):
                                      self.stale_before))
 
     def test_ending_gives_the_owner_up_in_the_same_write(self):
-        for state in (models.STATE_COMPLETED, models.STATE_FAILED_TEMP):
+        for state in (states.STATE_COMPLETED, states.STATE_FAILED_TEMP):
             op_obj.claim(self.db, self.op.id, 'a', self.stale_before)
             op = op_obj.get(self.db, self.op.id)
             ended = op_obj.set_state(self.db, op, state)
             self.assertEqual((None, None), (ended.owner, ended.heartbeat_at))
             self.op = op_obj.set_state(self.db, ended,
-                                       models.STATE_PROCESSING)
+                                       states.STATE_PROCESSING)
 
     def test_ended_operation_cannot_be_claimed(self):
-        op_obj.set_state(self.db, self.op, models.STATE_FAILED)
+        op_obj.set_state(self.db, self.op, states.STATE_FAILED)
         self.assertFalse(op_obj.claim(self.db, self.op.id, 'a',
                                       self.stale_before))
 

@@ -167,41 +167,6 @@ class TestLease(testtools.TestCase):
                                                     NOW)['before_end_date'])
 
 
-class TestLeaseUpdate(testtools.TestCase):
-
-    def test_partial_updates(self):
-        cases = [
-            ({'name': 'renamed'}, {'name': 'renamed'}),
-            ({'end_date': '2030-02-01 00:00'},
-             {'end_date': datetime.datetime(2030, 2, 1)}),
-            ({'reservations': [{'id': RID, 'amount': 8}]},
-             {'reservations': [{'id': RID, 'amount': 8}]}),
-            ({'reservations': [{'id': RID.upper(), 'affinity': 'False'}]},
-             {'reservations': [{'id': RID.upper(), 'affinity': False}]}),
-        ]
-        for body, expected in cases:
-            self.assertEqual(expected,
-                             reservation.validate_lease_update(body, NOW))
-
-    def test_refused(self):
-        cases = [
-            ({}, 'lease update'),
-            ({'reservations': [{'amount': 8}]}, 'reservations[0].id'),
-            ({'reservations': [{'id': 'x', 'amount': 8}]},
-             'reservations[0].id'),
-            ({'reservations': [{'id': RID, 'amount': 0}]},
-             'reservations[0].amount'),
-            ({'start_date': '2030-02-01 00:00',
-              'end_date': '2030-01-01 00:00'}, 'end_date'),
-            ({'events': []}, 'events'),
-        ]
-        for body, field in cases:
-            error = self.assertRaises(exception.InvalidInput,
-                                      reservation.validate_lease_update,
-                                      body, NOW)
-            self.assertEqual(field, error.field, body)
-
-
 class TestCliString(testtools.TestCase):
 
     def test_issue_example(self):

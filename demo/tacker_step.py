@@ -9,38 +9,14 @@ full (the showcase's other tenant), Tacker's first stack create fails and
 our reselection places the VNF, which Tacker then reports COMPLETED.
 """
 
-import configparser
-import pathlib
 import time
 import uuid
 
 import openstack
 
-from placement_ext import conf as pe_conf
-from placement_ext.db import api as db_api
-from placement_ext.demo import tacker_api
-from placement_ext.objects import operation as op_obj
+from placement_ext.tests.fixtures import tacker_api
 
 DELETE_TIMEOUT = 120
-
-
-def our_database(etc: str) -> db_api.Database:
-    """Our operation records, where the addon's tacker.conf keeps them
-    (``[placement_ext] database_connection``)."""
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read(pathlib.Path(etc, 'tacker.conf'))
-    conf = pe_conf.new_conf([])
-    conf.set_override('connection', parser['placement_ext'][
-        'database_connection'], group='database')
-    return db_api.Database(conf)
-
-
-def operations_for(database: db_api.Database, inst_id: str
-                   ) -> list[op_obj.Operation]:
-    """Our operations (with attempts) for a Tacker VNF, oldest first."""
-    ops = [op for op in op_obj.list_operations(database)
-           if op.vnf_instance_id == inst_id]
-    return [op_obj.get(database, op.id) for op in reversed(ops)]
 
 
 def run(conn: openstack.connection.Connection, addon: dict) -> dict:
@@ -65,7 +41,8 @@ def run(conn: openstack.connection.Connection, addon: dict) -> dict:
             print(f'  {vnfc:<8} in {zone}')
     else:
         print(f'  {occ.get("error", {}).get("detail")}')
-    ops = operations_for(our_database(addon['etc']), inst_id)
+    ops = tacker_api.operations_for(
+        tacker_api.our_database(addon['etc']), inst_id)
     for op in ops:
         for attempt in op.attempts:
             reasons = '; '.join(attempt.decision.get('reasons', [])[:2])

@@ -23,13 +23,13 @@ import time
 
 import openstack
 
-from placement_ext.demo import picture
-from placement_ext.demo import showcase
-from placement_ext.demo import snapshot
+from demo import picture
+from demo import showcase
+from demo import snapshot
 
 LEASE = 'demo-blazar-lease'
 IMAGE = 'cirros'
-MINICLOUD = pathlib.Path(__file__).resolve().parents[2] / 'tools' / \
+MINICLOUD = pathlib.Path(__file__).resolve().parents[1] / 'tools' / \
     'minicloud' / 'minicloud'
 V = '1.39'
 

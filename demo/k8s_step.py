@@ -1,5 +1,5 @@
 """Demo step: Kubernetes workers on distinct compute hosts, labelled with
-them, and pods that follow the labels (seed 001).
+them, and pods that follow the labels (Tacker's hardware-aware pod affinity).
 
 The sample package (``samples/vnf_packages/k8s_workers``) is deployed by
 Heat as Tacker v2 would (stack ``vnf-demo-k8s``): its anti-affinity
@@ -19,10 +19,10 @@ import time
 
 import openstack
 
+from demo import picture
+from demo import showcase
+from demo import snapshot
 from placement_ext.decision import node_labels
-from placement_ext.demo import picture
-from placement_ext.demo import showcase
-from placement_ext.demo import snapshot
 from placement_ext.tests.fixtures import kube_apiserver as kas
 from placement_ext.tests.fixtures import tacker_mgmt
 

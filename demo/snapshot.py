@@ -2,7 +2,7 @@
 
 import openstack
 
-from placement_ext.demo import picture
+from demo import picture
 
 
 def zones(conn: openstack.connection.Connection,

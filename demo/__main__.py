@@ -15,19 +15,19 @@ import sys
 # first: installs the warning filters before oslo.messaging is imported
 import placement_ext.cmd  # noqa: F401  # isort: skip
 
+from demo import blazar_step
+from demo import k8s_step
+from demo import services
+from demo import showcase
+from demo import tacker_step
 from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
-from placement_ext.demo import blazar_step
-from placement_ext.demo import cloud_config
-from placement_ext.demo import k8s_step
-from placement_ext.demo import services
-from placement_ext.demo import showcase
-from placement_ext.demo import tacker_step
 from placement_ext.manager import rpcapi as manager_rpcapi
+from placement_ext.tests.fixtures import cloud_config
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 MINICLOUD = ROOT / 'tools' / 'minicloud' / 'minicloud'
 BASE = ROOT / '.demo'
 
