@@ -1,4 +1,6 @@
-"""Addon ``tacker``: a real Tacker 16 (tacker-server, tacker-conductor)
+"""Addon ``tacker``: a real Tacker 16, or an older supported release (13
+to 15, ``PLACEMENT_EXT_MINICLOUD_TACKER_RELEASE``), (tacker-server,
+tacker-conductor)
 on the embedded cloud, its conductor started through OUR console script
 ``placement-ext-tacker-conductor`` (Tacker with our zone reselection).
 
@@ -25,6 +27,14 @@ from minicloud import procs
 from minicloud import services
 
 TACKER_PIN = 'tacker==16.0.0'
+# PLACEMENT_EXT_MINICLOUD_TACKER_RELEASE picks one (addons.py); the
+# oldest is pinned to the libraries it was checked with
+OLDER_RELEASES = {
+    '13.0.0': ('tacker==13.0.0', '-c',
+               str(addons.constraints('tacker-13.0.0.txt'))),
+    '14.0.0': ('tacker==14.0.0',),
+    '15.0.0': ('tacker==15.0.0',),
+}
 CONDUCTOR = 'tacker-conductor'
 MODE_FILE = 'tacker-mode.conf'
 
@@ -144,6 +154,8 @@ def _ready(ctx: addons.Context) -> bool:
 ADDON = addons.Addon(
     name='tacker',
     pip_requirements=(TACKER_PIN,),
+    release='16.0.0',
+    older_releases=OLDER_RELEASES,
     base_ports={'tacker': 19890, 'nfvo': 19891},
     databases=('tacker', 'placement_ext_tacker'),
     service_user='tacker',

@@ -10,6 +10,8 @@
                                  start an optional service set (blazar,
                                  tacker, ...) on the running cloud
     minicloud addon restart NAME SERVICE
+    minicloud addon venvs NAME   "<release> <venv>" of each supported
+                                 release of the addon (no cloud needed)
     minicloud prepare            install what "up" and every addon need
                                  (Debian packages, venvs), start nothing
     minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
@@ -93,6 +95,10 @@ def _prepare() -> int:
 
 
 def _addon(args: argparse.Namespace) -> int:
+    if args.action == 'venvs':
+        for release, venv in addons.venvs(args.name):
+            print(release, venv)
+        return 0
     running = _running()
     if running is None:
         return 1
@@ -149,7 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     heat.add_argument('limit', type=int)
     sub.add_parser('prepare', help='install the venvs and packages only')
     addon = sub.add_parser('addon', help='optional services on the cloud')
-    addon.add_argument('action', choices=('up', 'down', 'status', 'restart'))
+    addon.add_argument('action', choices=('up', 'down', 'status', 'restart',
+                                           'venvs'))
     addon.add_argument('name', help='blazar, tacker, ...')
     addon.add_argument('service', nargs='?',
                        help='for restart: the process to restart')
