@@ -25,6 +25,7 @@ import pathlib
 from minicloud import addons
 from minicloud import procs
 from minicloud import services
+from minicloud import tacker_az_retry
 
 TACKER_PIN = 'tacker==16.0.0'
 # PLACEMENT_EXT_MINICLOUD_TACKER_RELEASE picks one (addons.py); the
@@ -35,6 +36,11 @@ OLDER_RELEASES = {
     '14.0.0': ('tacker==14.0.0',),
     '15.0.0': ('tacker==15.0.0',),
 }
+# what Tacker's own functional tests import beyond Tacker (tempest's
+# base class, ddt, two clients): the az-retry test runs one of them
+UPSTREAM_TEST_PINS = ('tempest==47.0.0', 'ddt==1.7.2',
+                      'python-cinderclient==9.10.0',
+                      'python-glanceclient==4.13.0')
 CONDUCTOR = 'tacker-conductor'
 MODE_FILE = 'tacker-mode.conf'
 
@@ -99,7 +105,11 @@ def _nfvo_conf(ctx: addons.Context) -> dict:
 
 
 def write_configs(ctx: addons.Context) -> None:
-    ctx.write_ini(ctx.etc / 'tacker.conf', _conf(ctx))
+    conf = _conf(ctx)
+    if tacker_az_retry.wanted():
+        for section, options in tacker_az_retry.conf_sections().items():
+            conf[section] = {**conf[section], **options}
+    ctx.write_ini(ctx.etc / 'tacker.conf', conf)
     ctx.write_ini(ctx.etc / 'nfvo.conf', _nfvo_conf(ctx))
     mode = ctx.etc / MODE_FILE
     if not mode.exists():
@@ -119,6 +129,7 @@ def setup(ctx: addons.Context) -> None:
     ctx.run('tacker-db-manage', [
         ctx.bin('tacker-db-manage'), '--config-file',
         str(ctx.etc / 'tacker.conf'), 'upgrade', 'head'])
+    tacker_az_retry.apply(ctx.settings, ctx.etc)
 
 
 def _services(ctx: addons.Context) -> list[services.Service]:
@@ -138,7 +149,10 @@ def _services(ctx: addons.Context) -> list[services.Service]:
 
 def _ready(ctx: addons.Context) -> bool:
     """The running conductor (its pid in its start line) has started its
-    service: its state reports begin once its RPC server runs."""
+    service: its state reports begin once its RPC server runs; and the
+    az-retry environment is as asked (else ``addon up`` redoes it)."""
+    if tacker_az_retry.wanted() != tacker_az_retry.is_on(ctx.etc):
+        return False
     proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
     log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
     try:
@@ -153,7 +167,7 @@ def _ready(ctx: addons.Context) -> bool:
 
 ADDON = addons.Addon(
     name='tacker',
-    pip_requirements=(TACKER_PIN,),
+    pip_requirements=(TACKER_PIN, *UPSTREAM_TEST_PINS),
     release='16.0.0',
     older_releases=OLDER_RELEASES,
     base_ports={'tacker': 19890, 'nfvo': 19891},
