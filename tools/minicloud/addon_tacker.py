@@ -29,12 +29,15 @@ from minicloud import tacker_az_retry
 
 TACKER_PIN = 'tacker==16.0.0'
 # PLACEMENT_EXT_MINICLOUD_TACKER_RELEASE picks one (addons.py); the
-# oldest is pinned to the libraries it was checked with
+# oldest is pinned to the libraries it was checked with. Before 16.0.0
+# Tacker declares list fields in a way oslo.versionedobjects 3.10 refuses
+# (TypeError at start): 13 to 15 keep 3.9.0 (in the overlays too).
+OLD_OVO = 'oslo.versionedobjects==3.9.0'
 OLDER_RELEASES = {
     '13.0.0': ('tacker==13.0.0', '-c',
                str(addons.constraints('tacker-13.0.0.txt'))),
-    '14.0.0': ('tacker==14.0.0',),
-    '15.0.0': ('tacker==15.0.0',),
+    '14.0.0': ('tacker==14.0.0', OLD_OVO),
+    '15.0.0': ('tacker==15.0.0', OLD_OVO),
 }
 # what Tacker's own functional tests import beyond Tacker (tempest's
 # base class, ddt, two clients): the az-retry test runs one of them

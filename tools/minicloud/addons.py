@@ -213,9 +213,11 @@ def _stamp(addon: Addon, release: str) -> str:
     # the editable install redone; an overlay is redone with its base
     setup_cfg = (mc_settings.REPO / 'setup.cfg').read_text()
     base = [*addon.pip_requirements] if addon.overlay(release) else []
-    return hashlib.sha256('\n'.join(
-        [*addon.requirements(release), *base, setup_cfg]).encode()
-    ).hexdigest()
+    # a constraints file (after -c) counts by its content
+    pins = [pathlib.Path(item).read_text() if os.path.isfile(item) else item
+            for item in [*addon.requirements(release), *base]]
+    return hashlib.sha256('\n'.join([*pins, setup_cfg]).encode()
+                          ).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:

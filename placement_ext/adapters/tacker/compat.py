@@ -80,7 +80,19 @@ def contract_problems() -> list[str]:
                         'openstack.Openstack()')
     problems += [f'Vnfd.{name} is missing' for name in VNFD_METHODS
                  if not callable(getattr(vnfd_utils.Vnfd, name, None))]
-    return problems + _option_problems()
+    return problems + _option_problems() + _start_problems()
+
+
+def _start_problems() -> list[str]:
+    """What tacker-server and tacker-conductor do first with the
+    libraries installed beside Tacker: register its versioned objects."""
+    from tacker.sol_refactored import objects
+
+    try:
+        objects.register_all()
+    except Exception as exc:  # any failure is the finding
+        return [f'Tacker\'s objects do not register: {exc}']
+    return []
 
 
 def _option_problems() -> list[str]:
