@@ -10,6 +10,7 @@ release we have not checked the driver against is refused at start
 (supported: :data:`placement_ext.adapters.tacker.compat.SUPPORTED`).
 """
 
+import importlib
 import os
 import sys
 
@@ -36,9 +37,11 @@ def main() -> int:
     if why:
         sys.stderr.write(f'{PROG}: {why}\n')
         return 2
-    # tacker.cmd.conductor selects oslo.service's backend on import: it
-    # must come before anything else of Tacker's.
-    from tacker.cmd import conductor
+    # Tacker's conductor module selects oslo.service's backend (or
+    # eventlet's monkey patching) on import: it must come before anything
+    # else of Tacker's. Where it is depends on the release (compat).
+    conductor = importlib.import_module(
+        compat.conductor_main(tacker_version()))
     sys.stderr.write(f'{PROG}: starting Tacker {tacker_version()} '
                      f'(pid {os.getpid()})\n')
 

@@ -7,8 +7,9 @@ point we hook into is the same in all of them: the v2 conductor builds
 ``vnflcm_driver_v2`` (so :func:`placement_ext.adapters.tacker.driver.
 install` can put our subclass there), and the driver's
 ``_update_stack_retry`` and LCM entry points have the parameters below.
-Nothing else differs between these releases for us; a difference found
-in a later release goes here, not into the driver.
+Where tacker-conductor's ``main()`` lives differs (:data:`CONDUCTOR_MAIN`);
+nothing else in Tacker differs between these releases for us; a
+difference found in a later release goes here, not into the driver.
 
 :func:`refusal` is the start-up check (no Tacker import: the conductor
 must import Tacker's ``cmd.conductor`` first); :func:`contract_problems`
@@ -17,6 +18,7 @@ runs it on every supported release).
 """
 
 import inspect
+from importlib import metadata
 
 from placement_ext.adapters import releases
 
@@ -32,12 +34,23 @@ LCM_PARAMETERS = ('self', 'req', 'inst', 'grant_req', 'grant', 'vnfd')
 VNFD_METHODS = ('get_affinity_targets', 'get_anti_affinity_targets')
 # [v2_vnfm] options our driver reads from Tacker's configuration
 V2_VNFM_OPTIONS = ('placement_fallback_best_effort',)
+# the module of tacker-conductor's main(), which our command runs: the
+# eventlet one up to 15.0.0; 16.0.0 moved it (threading backend)
+CONDUCTOR_MAIN = {13: 'tacker.cmd.eventlet.conductor',
+                  14: 'tacker.cmd.eventlet.conductor',
+                  15: 'tacker.cmd.eventlet.conductor',
+                  16: 'tacker.cmd.conductor'}
 
 
 def refusal(version: str | None) -> str | None:
     """Why this Tacker release (None: none installed) cannot run our
     driver, or None when it can."""
     return SUPPORTED.refusal(version)
+
+
+def conductor_main(version: str) -> str:
+    """The module whose ``main()`` is this release's tacker-conductor."""
+    return CONDUCTOR_MAIN[SUPPORTED.major(version)]
 
 
 def _parameters(function: object) -> tuple[str, ...]:
@@ -80,7 +93,20 @@ def contract_problems() -> list[str]:
                         'openstack.Openstack()')
     problems += [f'Vnfd.{name} is missing' for name in VNFD_METHODS
                  if not callable(getattr(vnfd_utils.Vnfd, name, None))]
-    return problems + _option_problems() + _start_problems()
+    return (problems + _option_problems() + _start_problems()
+            + _conductor_problems())
+
+
+def _conductor_problems() -> list[str]:
+    """tacker-conductor's console script runs the main we run."""
+    version = releases.installed_version(SUPPORTED.service)
+    script = next((ep for ep in metadata.entry_points(
+        group='console_scripts', name='tacker-conductor')), None)
+    wanted = conductor_main(version)
+    if script is None or script.module != wanted:
+        return [f'tacker-conductor runs {script and script.value}, not '
+                f'{wanted}.main']
+    return []
 
 
 def _start_problems() -> list[str]:

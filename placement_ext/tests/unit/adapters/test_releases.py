@@ -55,3 +55,14 @@ class TestBlazarRequire(testtools.TestCase):
             self.patch_version(version)
             self.assertIsNone(blazar_compat.require())
 
+
+
+class TestTackerConductorMain(testtools.TestCase):
+
+    def test_moved_in_16(self):
+        self.assertEqual('tacker.cmd.eventlet.conductor',
+                         tacker_compat.conductor_main('13.0.0'))
+        self.assertEqual('tacker.cmd.eventlet.conductor',
+                         tacker_compat.conductor_main('15.1.0'))
+        self.assertEqual('tacker.cmd.conductor',
+                         tacker_compat.conductor_main('16.0.0'))
