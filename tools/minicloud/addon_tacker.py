@@ -21,6 +21,7 @@ switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
 """
 
 import pathlib
+import re
 
 from minicloud import addons
 from minicloud import procs
@@ -45,6 +46,11 @@ UPSTREAM_TEST_PINS = ('tempest==47.0.0', 'ddt==1.7.2',
                       'python-cinderclient==9.10.0',
                       'python-glanceclient==4.13.0')
 CONDUCTOR = 'tacker-conductor'
+# logged once the conductor's RPC server runs: its state reports (16, on
+# oslo.service's threading backend), or its first periodic database sync
+# (13 to 15, on eventlet, which logs no state report)
+SERVICE_RUNS = re.compile(r'Service\.report_state|'
+                          r'conductor_server \[[^]]*\] Ended _sync_db')
 MODE_FILE = 'tacker-mode.conf'
 
 
@@ -152,8 +158,8 @@ def _services(ctx: addons.Context) -> list[services.Service]:
 
 def _ready(ctx: addons.Context) -> bool:
     """The running conductor (its pid in its start line) has started its
-    service: its state reports begin once its RPC server runs; and the
-    az-retry environment is as asked (else ``addon up`` redoes it)."""
+    service (:data:`SERVICE_RUNS`); and the az-retry environment is as
+    asked (else ``addon up`` redoes it)."""
     if tacker_az_retry.wanted() != tacker_az_retry.is_on(ctx.etc):
         return False
     proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
@@ -164,8 +170,8 @@ def _ready(ctx: addons.Context) -> bool:
         return False
     started = text.rfind('placement-ext-tacker-conductor: starting Tacker ')
     mine = f'(pid {proc.pid})' in text[started:started + 200]
-    return started >= 0 and mine and 'Service.report_state' in \
-        text[started:]
+    return started >= 0 and mine and SERVICE_RUNS.search(
+        text, started) is not None
 
 
 ADDON = addons.Addon(
