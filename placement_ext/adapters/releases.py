@@ -53,6 +53,12 @@ class Supported:
                 f'{self.describe()})')
 
 
+def installed_problems(supported: Supported) -> list[str]:
+    """The refusal of the installed release, as a list of problems."""
+    why = supported.refusal(installed_version(supported.service))
+    return [why] if why else []
+
+
 def unmet_requirements(distribution: str) -> list[str]:
     """The installed distribution's requirements that what is installed
     beside it does not meet (a venv whose libraries were not resolved

@@ -69,10 +69,7 @@ def contract_problems() -> list[str]:
     from blazar.plugins import base
     from stevedore import extension
 
-    problems = []
-    why = refusal(releases.installed_version(SUPPORTED.service))
-    if why:
-        problems.append(why)
+    problems = releases.installed_problems(SUPPORTED)
     found = frozenset(base.BasePlugin.__abstractmethods__)
     if found != ABSTRACT_METHODS:
         problems.append(f'BasePlugin abstract methods {sorted(found)}, '

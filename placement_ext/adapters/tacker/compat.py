@@ -68,10 +68,7 @@ def contract_problems() -> list[str]:
 
     from placement_ext.adapters.tacker import driver
 
-    problems = []
-    why = refusal(releases.installed_version(SUPPORTED.service))
-    if why:
-        problems.append(why)
+    problems = releases.installed_problems(SUPPORTED)
     upstream = openstack.Openstack
     if driver.Openstack.__mro__[1] is not upstream:
         problems.append('our driver does not subclass Tacker\'s Openstack')
