@@ -121,7 +121,8 @@ def write_configs(ctx: addons.Context) -> None:
     ctx.write_ini(ctx.etc / 'tacker.conf', conf)
     ctx.write_ini(ctx.etc / 'nfvo.conf', _nfvo_conf(ctx))
     mode = ctx.etc / MODE_FILE
-    if not mode.exists():
+    # upstream's job grants with Tacker's local NFVO: no test's mode
+    if not mode.exists() or tacker_az_retry.wanted():
         mode.write_text('')
     state = ctx.settings.path('state', 'tacker')
     for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',

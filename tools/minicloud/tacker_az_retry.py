@@ -5,7 +5,8 @@ tacker`` builds what Tacker's own ``test_update_stack_retry`` needs
 (``placement_ext/tests/functional/tacker/test_upstream_az_retry.py``):
 
 * tacker.conf ``[v2_nfvo] test_grant_zone_list = az-1`` and ``[v2_vnfm]
-  enable_rollback_stack = true`` (:func:`conf_sections`);
+  enable_rollback_stack = true`` (:func:`conf_sections`), Tacker's local
+  NFVO (an empty ``tacker-mode.conf``);
 * zones ``az-1`` (the first zone's hosts) and ``nova`` (all others),
   project ``nfv`` with user ``nfv_user``, flavor ``sample4G``, shared
   networks ``net_mgmt``, ``net0``, ``net1`` with subnets

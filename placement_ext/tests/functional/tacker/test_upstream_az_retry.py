@@ -25,6 +25,7 @@ from placement_ext.db import models
 from placement_ext.demo import tacker_step
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.functional.cloud import fixture
+from placement_ext.tests.functional.tacker import base
 
 VARIABLE = 'PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY'
 RUNNER = 'placement_ext.tests.functional.tacker.upstream_az_retry'
@@ -39,6 +40,9 @@ class TestTackersOwnAzRetry(testtools.TestCase):
             self.skipTest(f'{VARIABLE}=1 builds the environment this test '
                           f'needs (it renames the cloud\'s zones)')
         self.addon = fixture.use_addon(self, 'tacker')
+        # Tacker's local NFVO grants (and makes the image), as upstream's
+        if base.write_mode(self.addon['etc'], {}):
+            base.restart_tacker()
 
     def run_upstream_test(self) -> subprocess.CompletedProcess:
         python = pathlib.Path(self.addon['venv'], 'bin', 'python')
