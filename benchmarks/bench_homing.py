@@ -86,6 +86,9 @@ class CountingClients:
     def project_id(self) -> str:
         return 'project'
 
+    def authenticate(self) -> None:
+        pass
+
 
 def request(count: int, seed: int = 1) -> dict:
     rng = random.Random(seed)

@@ -16,9 +16,16 @@ def shorten(text: str, limit: int = MAX_TEXT) -> str:
     """``text``, or its start and end around a note of what was left out."""
     if len(text) <= limit:
         return text
-    head, tail = limit * 2 // 3, limit // 3
+    # the note counts in the limit: a shortened text is never cut again
+    kept = max(limit - len(f'...[{len(text)} characters omitted]...'), 3)
+    head, tail = kept * 2 // 3, kept - kept * 2 // 3
     omitted = len(text) - head - tail
     return f'{text[:head]}...[{omitted} characters omitted]...{text[-tail:]}'
+
+
+def _shortened(kwargs: dict, limit: int) -> dict:
+    return {key: shorten(value, limit) if isinstance(value, str) else value
+            for key, value in kwargs.items()}
 
 
 class PlacementExtError(Exception):
@@ -31,17 +38,30 @@ class PlacementExtError(Exception):
     def __init__(self, message: str | None = None, **kwargs: object) -> None:
         # a caller's value (a name, a document) can be megabytes: it must
         # not be repeated whole in logs, on stderr or in an RPC reply
-        kwargs = {key: shorten(value) if isinstance(value, str) else value
-                  for key, value in kwargs.items()}
-        self.kwargs = kwargs
+        kwargs = _shortened(kwargs, MAX_TEXT)
         if message is None:
-            try:
-                message = self.msg_fmt % kwargs
-            except (KeyError, TypeError, ValueError):
-                # a wrong kwarg must not hide the original failure
-                message = f'{self.msg_fmt} ({kwargs!r})'
+            message = self._format(kwargs)
+            if len(message) > MAX_TEXT:
+                # share the room between the long values, so the text is
+                # cut once, inside each value, not again as a whole
+                long_ones = sum(isinstance(v, str) and len(v) > 100
+                                for v in kwargs.values())
+                room = MAX_TEXT - (len(message) - sum(
+                    len(v) for v in kwargs.values() if isinstance(v, str)
+                    and len(v) > 100))
+                kwargs = _shortened(kwargs,
+                                    max(100, room // max(long_ones, 1)))
+                message = self._format(kwargs)
+        self.kwargs = kwargs
         self.detail = shorten(message)
         super().__init__(self.detail)
+
+    def _format(self, kwargs: dict) -> str:
+        try:
+            return self.msg_fmt % kwargs
+        except (KeyError, TypeError, ValueError):
+            # a wrong kwarg must not hide the original failure
+            return f'{self.msg_fmt} ({kwargs!r})'
 
     def to_dict(self) -> dict:
         """Problem details as persisted on an operation and shown by CLI."""

@@ -240,6 +240,9 @@ class ServiceAPI:
         self.client = get_client(conf, transport, self.topic, self.VERSION,
                                  version_cap=version_cap)
         self._broker_seen = False
+        # time.monotonic() by which every call must be answered: set by a
+        # caller whose whole run is bounded (the CLI's --timeout)
+        self.deadline: float | None = None
 
     def can_send_version(self, version: str) -> bool:
         return self.client.can_send_version(version)
@@ -284,16 +287,16 @@ class ServiceAPI:
         # overflows at about 450 levels; not valid Unicode) is refused
         # before sending, as the endpoint's schema would refuse it
         schema_validate.check_arguments(kwargs)
+        timeout = self._timeout(method, timeout)
         if not self._broker_seen:
-            wait_for_broker(self._conf,
-                            timeout or self._conf.rpc_response_timeout)
+            wait_for_broker(self._conf, timeout)
             self._broker_seen = True
         cctxt = self.client.prepare(timeout=timeout,
                                     version=version or self.VERSION)
         try:
             return cctxt.call(context, method, **kwargs)
         except oslo_messaging.MessagingTimeout:
-            waited = timeout or self._conf.rpc_response_timeout
+            waited = f'{round(timeout, 1):g}'
             raise exception.ServiceUnavailable(
                 service=self.SERVICE,
                 reason=f'no reply to {method} on topic {self.topic} '
@@ -312,6 +315,24 @@ class ServiceAPI:
                 oslo_messaging.MessageDeliveryFailure) as exc:
             raise exception.ServiceUnavailable(service=self.SERVICE,
                                                reason=str(exc))
+
+    def _timeout(self, method: str, timeout: float | None) -> float:
+        """Seconds ``method`` may wait: its own (or ``rpc_response_timeout``),
+        or, with a :attr:`deadline`, what is left of it: the caller's
+        budget for its whole run replaces the per-call defaults.
+
+        :raises ServiceUnavailable: the deadline has passed.
+        """
+        timeout = timeout or self._conf.rpc_response_timeout
+        if self.deadline is None:
+            return timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise exception.ServiceUnavailable(
+                service=self.SERVICE,
+                reason=f'the time allowed ran out before {method} could be '
+                       f'sent')
+        return left
 
 
 # Arguments of the diagnostic methods, API version 1.0.

@@ -7,15 +7,14 @@ run a service in its own process (``placement-ext-conductor``) and
 inside another program (:mod:`placement_ext.embedded`).
 """
 
+import glob
 import os
 import re
 import signal
-import socketserver
 import sys
 import threading
 from collections.abc import Callable
 from collections.abc import Iterable
-from wsgiref import simple_server
 
 import oslo_messaging
 from oslo_config import cfg
@@ -26,6 +25,7 @@ from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
+from placement_ext.api import server as http_server
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration as db_migration
@@ -250,23 +250,34 @@ def unreadable_config(args: list[str],
 
     oslo.config lets a directory given as ``--config-file`` (OSError) or a
     file that is not UTF-8 (UnicodeDecodeError, with no file name) escape
-    as they are.
+    as they are; the file may also be one of a ``--config-dir``'s (or of
+    the default ``placement_ext.conf.d`` directories).
     """
-    pairs = zip(args, args[1:], strict=False)
-    candidates = [value for flag, value in pairs
-                  if flag == '--config-file']
-    candidates += [arg.split('=', 1)[1] for arg in args
-                   if arg.startswith('--config-file=')]
-    for path in candidates + list(default_config_files or ()):
+    files = _option_values(args, '--config-file') + \
+        list(default_config_files or ())
+    candidates = [('--config-file', path) for path in files]
+    for directory in _option_values(args, '--config-dir') + \
+            cfg.find_config_dirs('placement_ext'):
+        candidates += [('--config-dir', path) for path in
+                       sorted(glob.glob(os.path.join(directory, '*.conf')))]
+    for field, path in candidates:
         try:
             with open(path, encoding='utf-8') as stream:
                 stream.read()
         except (OSError, UnicodeDecodeError) as error:
             reason = error.strerror if isinstance(error, OSError) else \
                 f'not UTF-8 text ({error.reason} at byte {error.start})'
-            return exception.InvalidInput(field='--config-file',
+            return exception.InvalidInput(field=field,
                                           reason=f'{path}: {reason}')
     return exception.InvalidInput(field='configuration', reason=str(exc))
+
+
+def _option_values(args: list[str], option: str) -> list[str]:
+    """Values of ``option`` in ``args`` (``--opt V`` and ``--opt=V``)."""
+    pairs = zip(args, args[1:], strict=False)
+    values = [value for flag, value in pairs if flag == option]
+    return values + [arg.split('=', 1)[1] for arg in args
+                     if arg.startswith(option + '=')]
 
 
 # oslo.config's text for a value its type refuses
@@ -357,34 +368,32 @@ def _refuse(prog: str, message: str) -> int:
     return 1
 
 
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        LOG.info('%s %s', self.address_string(), format % args)
-
-
-def serve_wsgi(app: Callable, host: str, port: int, prog: str) -> int:
-    """Serve ``app`` on ``host:port`` (a thread per request) until SIGTERM
-    or SIGINT; 1 when the address cannot be listened on."""
+def serve_wsgi(app: Callable, host: str, port: int, prog: str,
+               opts: cfg.ConfigOpts | object) -> int:
+    """Serve ``app`` on ``host:port`` with an
+    :class:`~placement_ext.api.server.HttpServer` sized by
+    ``opts`` (the service's option group: ``api_workers``,
+    ``api_connection_limit``, ``api_client_timeout``,
+    ``api_max_body_size``) until SIGTERM or SIGINT; 1 when the address
+    cannot be listened on."""
     try:
-        server = simple_server.make_server(
-            host, port, app, server_class=_ThreadingServer,
-            handler_class=_QuietHandler)
+        server = http_server.HttpServer(
+            app, host, port, workers=opts.api_workers,
+            connection_limit=opts.api_connection_limit,
+            client_timeout=opts.api_client_timeout,
+            max_body_size=opts.api_max_body_size, ident=prog)
     except OSError as exc:
         sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
                          f'{exc.strerror}\n')
         return 1
-    LOG.info('%s listening on %s:%s', prog, host, server.server_port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    LOG.info('%s listening on %s:%s', prog, host, server.port)
+    thread = threading.Thread(target=server.run, name='http-server',
+                              daemon=True)
     thread.start()
     try:
         serve([], threading.Event())
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
+        thread.join()
     LOG.info('%s exited', prog)
     return 0

@@ -8,7 +8,8 @@ edge, once, keeps endpoint bodies free of checks and turns a bad call
 the caller receives as the same class, instead of a ``TypeError`` deep
 in the server. Errors are described by
 :func:`placement_ext.schemas.validate.validate`, as for every other
-document we validate.
+document we validate. The caller's context is checked too
+(:func:`check_context`): its ids are stored and logged.
 """
 
 import functools
@@ -17,7 +18,14 @@ from collections.abc import Callable
 
 import jsonschema
 
+from placement_ext import exception
 from placement_ext.schemas import validate as schema_validate
+
+# Context fields a service stores (operations.request_id, a lease's
+# project_id and user_id) or logs, and their column size.
+CONTEXT_FIELDS = ('request_id', 'global_request_id', 'user_id',
+                  'project_id')
+MAX_CONTEXT_TEXT = 255
 
 
 def schema(args_schema: dict) -> Callable:
@@ -39,6 +47,7 @@ def schema(args_schema: dict) -> Callable:
 
         @functools.wraps(func)
         def wrapper(self: object, context: object, **kwargs: object) -> object:
+            check_context(context)
             schema_validate.check_arguments(kwargs)
             schema_validate.validate(args_schema, kwargs, 'arguments',
                                      check=False)
@@ -48,6 +57,23 @@ def schema(args_schema: dict) -> Callable:
         return wrapper
 
     return decorator
+
+
+def check_context(context: object) -> None:
+    """Refuse a context whose ids no database column holds: longer than
+    255 characters, not text, or holding a NUL or a lone surrogate.
+
+    :raises InvalidInput: naming the field (``context.request_id``).
+    """
+    for name in CONTEXT_FIELDS:
+        value = getattr(context, name, None)
+        if value is None:
+            continue
+        field = f'context.{name}'
+        if not isinstance(value, str):
+            raise exception.InvalidInput(field=field,
+                                         reason='must be a string')
+        schema_validate.check_text(value, field, MAX_CONTEXT_TEXT)
 
 
 def is_rpc_method(attribute: object) -> bool:

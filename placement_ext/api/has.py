@@ -6,156 +6,143 @@ can ask us for a cloud region the way it asks HAS:
   a few Nova and Placement answers per region) and answered with ``201``
   and ``{"plan": {...}}``, status ``done``, ``not found`` (no region left;
   ``message`` says why each went) or ``error`` (a template we cannot
-  honour; ``message`` names the field);
+  honour, or the plan's ``timeout`` passed; ``message`` says which);
 - ``GET /v1/plans/{id}``: ``{"plans": [{...}]}``, HAS's polling call;
 - ``GET /``: the API versions.
 
+``timeout`` (seconds, default ``[homing] plan_timeout``) is honoured:
+the plan is answered by then at the latest, as ``error`` with a message
+saying the timeout passed, even when a region's services hang. A
+template with more demands than ``[homing] max_plan_demands`` is a
+``400`` and no plan is recorded.
+
 Request handling only: translation is ``decision.has_plan``, solving
-``conductor.homing.solve_plan``, storage ``objects.plan``. HTTP basic
-authentication, as OSDF sends it, when ``[homing] api_username`` is set.
-Errors are ``{"error": {"code", "title", "message", "field"?}}``.
+``conductor.homing.solve_plan``, storage ``objects.plan``, HTTP
+``api.wsgi``. HTTP basic authentication, as OSDF sends it, when
+``[homing] api_username`` is set. Errors are ``{"error": {"code",
+"title", "message", "field"?}}``.
 """
 
-import base64
-import binascii
-import hmac
-import json
-import re
+import threading
+import time
 from collections.abc import Callable
-from collections.abc import Iterable
 
+import webob
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from placement_ext import exception
+from placement_ext.api import wsgi
 from placement_ext.db import models
+from placement_ext.decision import has_plan
 from placement_ext.objects import plan as plan_obj
 from placement_ext.schemas import validate
 
 LOG = logging.getLogger(__name__)
 
-MAX_BODY = 4 * 1024 * 1024
-_PLAN_PATH = re.compile(r'^/v1/plans/(?P<id>[^/]+)/?$')
-_STATUS_TEXT = {200: 'OK', 201: 'Created', 400: 'Bad Request',
-                401: 'Unauthorized', 404: 'Not Found',
-                405: 'Method Not Allowed', 409: 'Conflict',
-                413: 'Payload Too Large', 500: 'Internal Server Error',
-                503: 'Service Unavailable'}
-_HTTP_STATUS = {exception.InvalidInput: 400, exception.NotFound: 404,
-                exception.Conflict: 409, exception.ServiceUnavailable: 503}
-
+MAX_TIMEOUT = 3600
 PLAN_REQUEST = {
     'type': 'object',
     'properties': {
         'id': {'type': 'string', 'pattern': '^[A-Za-z0-9._-]{1,36}$'},
         'name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'template': {'type': 'object'},
-        'timeout': {'type': 'integer', 'minimum': 1, 'maximum': 3600},
+        'timeout': {'type': 'integer', 'minimum': 1,
+                    'maximum': MAX_TIMEOUT},
         'limit': {'type': 'integer', 'minimum': 1, 'maximum': 100},
     },
     'required': ['name', 'template'],
     # OSDF sends more (transaction_id, num_solution...): accepted, unused
 }
 
-Solver = Callable[[dict, int], dict]
+# solve(template, limit, deadline) -> the dict of
+# :func:`placement_ext.conductor.homing.solve_plan`; ``deadline`` is a
+# time.monotonic() value
+Solver = Callable[[dict, int, float], dict]
+
+# a plan still "solving" after this long lost its solver
+_STALE_AFTER = MAX_TIMEOUT + 60
 
 
-class _Reply(Exception):
-    def __init__(self, status: int, body: dict,
-                 headers: Iterable[tuple[str, str]] = ()) -> None:
-        super().__init__(status)
-        self.status, self.body, self.headers = status, body, list(headers)
-
-
-class PlanApp:
+class PlanApp(wsgi.Api):
     """WSGI application of the plan API.
 
-    :param solve: ``solve(template, limit)`` -> the dict of
-        :func:`placement_ext.conductor.homing.solve_plan`.
+    :param solve: see :data:`Solver`.
+    :param solvers: plans solved at once; more wait for a solver, within
+        their own timeout.
     """
+
+    name = 'plan API'
 
     def __init__(self, database: object, solve: Solver, *,
                  username: str | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None,
+                 max_body: int = 4 * 1024 * 1024,
+                 default_timeout: int = 300, max_demands: int = 50,
+                 solvers: int = 4) -> None:
+        super().__init__([
+            wsgi.Route(r'^/?$', GET=self._versions),
+            wsgi.Route(r'^/v1/plans/?$', POST=self._create),
+            wsgi.Route(r'^/v1/plans/(?P<plan_id>[^/]+)/?$', GET=self._show),
+        ], style=wsgi.HAS, max_body=max_body)
         self._database = database
         self._solve = solve
         self._credentials = (username, password or '') if username else None
+        self._default_timeout = default_timeout
+        self._max_demands = max_demands
+        # plans solved at once (see _solve_by)
+        self._slots = threading.BoundedSemaphore(solvers)
 
-    def __call__(self, environ: dict, start_response: Callable) -> list:
-        try:
-            self._authenticate(environ)
-            status, body = self._route(environ)
-            headers = []
-        except _Reply as reply:
-            status, body, headers = reply.status, reply.body, reply.headers
-        except exception.PlacementExtError as exc:
-            status, body, headers = _error(exc), _error_body(exc), []
-        except Exception:
-            LOG.exception('Plan API request failed')
-            status, body, headers = 500, {'error': {
-                'code': 'placement_ext.internal', 'title': 'Internal error',
-                'message': 'unexpected error; see the API log'}}, []
-        payload = json.dumps(body).encode()
-        start_response(f'{status} {_STATUS_TEXT[status]}', [
-            ('Content-Type', 'application/json'),
-            ('Content-Length', str(len(payload))), *headers])
-        return [payload]
-
-    def _authenticate(self, environ: dict) -> None:
+    def authenticate(self, request: webob.Request) -> None:
         if self._credentials is None:
             return
-        header = environ.get('HTTP_AUTHORIZATION', '')
-        scheme, _, encoded = header.partition(' ')
-        try:
-            user, _, password = base64.b64decode(
-                encoded, validate=True).decode().partition(':')
-        except (binascii.Error, UnicodeDecodeError):
-            user = password = None
-        expected_user, expected_password = self._credentials
-        if scheme.lower() != 'basic' or user is None or not (
-                hmac.compare_digest(user, expected_user)
-                & hmac.compare_digest(password, expected_password)):
-            raise _Reply(401, {'error': {
-                'code': 'placement_ext.unauthorized',
-                'title': 'Unauthorized',
-                'message': 'HTTP basic credentials are required'}},
-                [('WWW-Authenticate', 'Basic realm="placement-ext homing"')])
+        given = wsgi.basic_credentials(request)
+        user, password = self._credentials
+        if given is None or not (wsgi.same_secret(given[0], user)
+                                 & wsgi.same_secret(given[1], password)):
+            raise wsgi.ApiError(
+                401, 'HTTP basic credentials are required',
+                code='placement_ext.unauthorized',
+                headers=[('WWW-Authenticate',
+                          'Basic realm="placement-ext homing"')])
 
-    def _route(self, environ: dict) -> tuple[int, dict]:
-        path = environ.get('PATH_INFO', '/') or '/'
-        method = environ.get('REQUEST_METHOD', 'GET')
-        if path in ('/', ''):
-            _allow(method, 'GET')
-            return 200, {'versions': [{'id': 'v1', 'status': 'CURRENT',
-                                       'links': [{'rel': 'self',
-                                                  'href': _url(environ,
-                                                               '/v1')}]}]}
-        if path.rstrip('/') == '/v1/plans':
-            _allow(method, 'POST')
-            return self._create(environ)
-        match = _PLAN_PATH.match(path)
-        if match:
-            _allow(method, 'GET')
-            plan = plan_obj.get(self._database, match['id'],
-                                stale_after=_STALE_AFTER)
-            return 200, {'plans': [plan.answer(_self_link(environ,
-                                                          plan.id))]}
-        raise exception.NotFound(kind='resource', id=path)
+    def _versions(self, request: webob.Request) -> webob.Response:
+        return wsgi.json_response(200, {'versions': [{
+            'id': 'v1', 'status': 'CURRENT',
+            'links': [{'rel': 'self', 'href': wsgi.url(request, '/v1')}]}]})
 
-    def _create(self, environ: dict) -> tuple[int, dict]:
-        body = _read_json(environ)
+    def _show(self, request: webob.Request, plan_id: str) -> webob.Response:
+        plan = plan_obj.get(self._database, plan_id,
+                            stale_after=_STALE_AFTER)
+        return wsgi.json_response(200, {'plans': [
+            plan.answer(_self_link(request, plan.id))]})
+
+    def _create(self, request: webob.Request) -> webob.Response:
+        started = time.monotonic()
+        body = wsgi.read_json(request, self.max_body)
         validate.validate(PLAN_REQUEST, body, 'plan')
+        has_plan.check_demand_count(body['template'], self._max_demands)
         limit = body.get('limit', 1)
+        timeout = body.get('timeout', self._default_timeout)
         plan = plan_obj.create(
             self._database, plan_id=body.get('id') or
             uuidutils.generate_uuid(), name=body['name'],
             template=body['template'], limit=limit)
-        plan = self._finish(plan, limit)
-        return 201, {'plan': plan.answer(_self_link(environ, plan.id))}
+        plan = self._finish(plan, limit, started + timeout, timeout)
+        return wsgi.json_response(201, {'plan': plan.answer(
+            _self_link(request, plan.id))})
 
-    def _finish(self, plan: plan_obj.Plan, limit: int) -> plan_obj.Plan:
+    def _finish(self, plan: plan_obj.Plan, limit: int, deadline: float,
+                timeout: int) -> plan_obj.Plan:
         try:
-            answer = self._solve(plan.template, limit)
+            answer = self._solve_by(plan, limit, deadline)
+        except TimeoutError:
+            LOG.warning('Plan %s: its timeout of %s s passed', plan.id,
+                        timeout)
+            return plan_obj.finish(
+                self._database, plan.id, status=models.PLAN_ERROR,
+                message=f'timed out: the plan\'s timeout of {timeout} s '
+                        f'passed before every region was read')
         except exception.PlacementExtError as exc:
             LOG.info('Plan %s: %s', plan.id, exc.detail)
             return plan_obj.finish(self._database, plan.id,
@@ -173,59 +160,42 @@ class PlanApp:
             detail={'dropped': answer['dropped'],
                     'calls': answer['calls']})
 
+    def _solve_by(self, plan: plan_obj.Plan, limit: int,
+                  deadline: float) -> dict:
+        """The solver's answer, in a thread of its own, waited for until
+        ``deadline`` only: a region whose services hang keeps its thread
+        (daemon: it never holds up a stop), not the request.
 
-# a plan still "solving" after this long lost its solver
-_STALE_AFTER = 3600 + 60
+        :raises TimeoutError: no solver was free, or the answer did not
+            come, by ``deadline``.
+        """
+        if not self._slots.acquire(timeout=_left(deadline)):
+            raise TimeoutError
+        outcome: dict = {}
+        done = threading.Event()
 
+        def run() -> None:
+            try:
+                outcome['answer'] = self._solve(plan.template, limit,
+                                                deadline)
+            except BaseException as exc:  # handed to the request thread
+                outcome['error'] = exc
+            finally:
+                self._slots.release()
+                done.set()
 
-def _allow(method: str, allowed: str) -> None:
-    if method != allowed:
-        raise _Reply(405, {'error': {
-            'code': 'placement_ext.method_not_allowed',
-            'title': 'Method not allowed',
-            'message': f'{method} is not allowed here; use {allowed}'}},
-            [('Allow', allowed)])
-
-
-def _read_json(environ: dict) -> object:
-    try:
-        length = int(environ.get('CONTENT_LENGTH') or 0)
-    except ValueError:
-        length = -1
-    if length < 0 or length > MAX_BODY:
-        raise _Reply(413, {'error': {
-            'code': 'placement_ext.input.too_large',
-            'title': 'Payload too large',
-            'message': f'the body must be at most {MAX_BODY} bytes'}})
-    raw = environ['wsgi.input'].read(length)
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise exception.InvalidInput(field='body',
-                                     reason=f'is not JSON: {exc}')
-
-
-def _url(environ: dict, path: str) -> str:
-    scheme = environ.get('wsgi.url_scheme', 'http')
-    host = environ.get('HTTP_HOST') or \
-        f"{environ.get('SERVER_NAME', 'localhost')}:" \
-        f"{environ.get('SERVER_PORT', '80')}"
-    return f'{scheme}://{host}{environ.get("SCRIPT_NAME", "")}{path}'
+        threading.Thread(target=run, name=f'plan-{plan.id}',
+                         daemon=True).start()
+        if not done.wait(_left(deadline)):
+            raise TimeoutError
+        if 'error' in outcome:
+            raise outcome['error']
+        return outcome['answer']
 
 
-def _self_link(environ: dict, plan_id: str) -> str:
-    return _url(environ, f'/v1/plans/{plan_id}')
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
 
 
-def _error(exc: exception.PlacementExtError) -> int:
-    for cls, status in _HTTP_STATUS.items():
-        if isinstance(exc, cls):
-            return status
-    return 500
-
-
-def _error_body(exc: exception.PlacementExtError) -> dict:
-    error = {'code': exc.code, 'title': exc.title, 'message': exc.detail}
-    if isinstance(exc, exception.InvalidInput):
-        error['field'] = exc.field
-    return {'error': error}
+def _self_link(request: webob.Request, plan_id: str) -> str:
+    return wsgi.url(request, f'/v1/plans/{plan_id}')

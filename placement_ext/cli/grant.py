@@ -30,7 +30,6 @@ from placement_ext.decision import cloud_zones
 from placement_ext.decision import grant_evaluator
 from placement_ext.decision import grant_request_builder as builder
 from placement_ext.sol import grant_request
-from placement_ext.sol import vnfd as vnfd_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -116,11 +115,12 @@ class Request(common.ShowOne):
             help='fallbackBestEffort of the constraint of POLICY (default: '
                  'the policy\'s fallback_best_effort property, else '
                  '[v2_vnfm] placement_fallback_best_effort).')
+        documents.add_vnfd_limits(parser)
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         args = parsed_args
-        vnfd = vnfd_mod.parse(documents.load_yaml(args.vnfd, '--vnfd'))
+        vnfd = documents.load_vnfd(args.vnfd, '--vnfd', args)
         existing = builder.vnfcs_from(documents.load_json(
             args.existing, '--existing')) if args.existing else ()
         conf = self.app.clients.conf

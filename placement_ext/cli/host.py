@@ -16,7 +16,7 @@ def _host_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-class Create(common.ShowOne):
+class Create(common.CallsServices, common.ShowOne):
     """Enrol a compute host: record it, create its reservation provider
     (blazar_<hypervisor hostname>) and add it to the free pool."""
 
@@ -33,8 +33,10 @@ class Create(common.ShowOne):
             clients.manager.create_host(clients.context, parsed_args.name))
 
 
-class Show(common.ShowOne):
+class Show(common.CallsServices, common.ShowOne):
     """Show an enrolled host."""
+
+    READ_ONLY = True
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         return _host_parser(super().get_parser(prog_name))
@@ -45,8 +47,10 @@ class Show(common.ShowOne):
             clients.manager.get_host(clients.context, parsed_args.host))
 
 
-class List(common.Lister):
+class List(common.CallsServices, common.Lister):
     """List enrolled hosts."""
+
+    READ_ONLY = True
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         clients = self.app.clients
@@ -55,7 +59,7 @@ class List(common.Lister):
                               for h in hosts]
 
 
-class Delete(common.Command):
+class Delete(common.CallsServices, common.Command):
     """Delete a host: refused while reservations hold slots on it or
     reserved instances run on it."""
 

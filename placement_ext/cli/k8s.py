@@ -87,7 +87,7 @@ class Check(common.Command):
         return 0
 
 
-class LabelNodes(common.Lister):
+class LabelNodes(common.CallsServices, common.Lister):
     """Label the worker Nodes with the compute host of their VM."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:

@@ -33,7 +33,7 @@ def _lease_parser(parser: argparse.ArgumentParser
     return _add_project(parser)
 
 
-class Create(common.ShowOne):
+class Create(common.CallsServices, common.ShowOne):
     """Create a lease of instance reservations.
 
     Example: lease create l1 --start-date "2030-01-01 10:00" --end-date
@@ -87,9 +87,11 @@ def _default_end(start: str) -> str:
                    f'one-day lease before the year 10000; give --end-date')
 
 
-class Show(common.ShowOne):
+class Show(common.CallsServices, common.ShowOne):
     """Show a lease: reservations (slots per host, class, flavor) and
     events."""
+
+    READ_ONLY = True
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         return _lease_parser(super().get_parser(prog_name))
@@ -101,8 +103,10 @@ class Show(common.ShowOne):
             project_id=parsed_args.project_id))
 
 
-class List(common.Lister):
+class List(common.CallsServices, common.Lister):
     """List leases by start date."""
+
+    READ_ONLY = True
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         return _add_project(super().get_parser(prog_name))
@@ -115,7 +119,7 @@ class List(common.Lister):
                               for lease in leases]
 
 
-class Delete(common.Command):
+class Delete(common.CallsServices, common.Command):
     """Delete a lease: its servers, inventories, class and flavor go
     first."""
 
@@ -128,7 +132,7 @@ class Delete(common.Command):
                                      project_id=parsed_args.project_id)
 
 
-class Reconcile(common.Lister):
+class Reconcile(common.CallsServices, common.Lister):
     """Report drift between the lease database and Placement / Nova;
     with --repair, repair it. Exits 1 when something is left."""
 
@@ -151,6 +155,9 @@ class Reconcile(common.Lister):
                 f'{"not repaired" if parsed_args.repair else "found"}\n')
             self._exit_status = 1
         return FINDING_COLUMNS, rows
+
+    def is_read_only(self, parsed_args: argparse.Namespace) -> bool:
+        return not parsed_args.repair
 
     def run(self, parsed_args: argparse.Namespace) -> int:
         self._exit_status = 0

@@ -5,6 +5,7 @@ attempts."""
 import argparse
 import time
 
+from placement_ext import exception
 from placement_ext import rpc
 from placement_ext.cli import common
 from placement_ext.cli import documents
@@ -30,7 +31,10 @@ class Start(common.ShowOne):
     ``targets`` the operation may move and the placement constraints; see
     ``placement_ext/schemas/operation.py``. By default the command waits
     until the operation ends (always with the embedded fake:// transport,
-    whose conductor lives in this command).
+    whose conductor lives in this command). ``--timeout`` bounds the
+    whole command, RPC calls included; with the embedded conductor an
+    operation still running then is left PROCESSING, and the next
+    conductor to start resumes it.
     """
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -39,9 +43,9 @@ class Start(common.ShowOne):
                             help='Operation request, JSON (- for stdin).')
         parser.add_argument('--no-wait', action='store_true',
                             help='Return once the operation is recorded.')
-        parser.add_argument('--timeout', type=float, default=3600,
-                            metavar='SECONDS',
-                            help='Longest wait for the end (default 3600).')
+        common.add_timeout(parser, 3600, 'Longest run of the command, '
+                                         'waiting for the end included '
+                                         '(default 3600).')
         return parser
 
     # exit statuses besides 0 (COMPLETED, or recorded with --no-wait)
@@ -50,12 +54,17 @@ class Start(common.ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         clients = self.app.clients
+        clients.set_timeout(parsed_args.timeout)
         request = documents.load_json(parsed_args.request, '--request')
         op = clients.conductor.start_operation(clients.context, request)
-        wait = not parsed_args.no_wait or rpc.is_in_process(clients.conf)
+        return self._shown(op, parsed_args)
+
+    def _shown(self, op: dict, parsed_args: argparse.Namespace) -> tuple:
+        """Wait for the end (unless --no-wait) and show the operation."""
+        clients = self.app.clients
         self._ended_state = None
-        if wait:
-            op = wait_for_end(clients, op['id'], parsed_args.timeout)
+        if not parsed_args.no_wait or rpc.is_in_process(clients.conf):
+            op = wait_for_end(clients, op)
             self._ended_state = op['state']
         return documents.as_columns(_with_summary(op))
 
@@ -69,28 +78,44 @@ class Start(common.ShowOne):
         if state in op_obj.RUNNABLE_STATES:
             self.app.stderr.write(
                 f'operation still {state} after --timeout '
-                f'{parsed_args.timeout:g} s; follow it with "operation '
-                f'show"\n')
+                f'{parsed_args.timeout:g} s; {self._goes_on()}\n')
             return self.EXIT_STILL_RUNNING
         self.app.stderr.write(f'operation ended {state}\n')
         return self.EXIT_FAILED
 
 
-def wait_for_end(clients: common.ClientManager, operation_id: str,
-                 timeout: float) -> dict:
-    """Poll the operation until it is no longer STARTING or PROCESSING."""
-    end = time.monotonic() + timeout
-    while True:
-        op = clients.conductor.get_operation(clients.context, operation_id)
-        if op['state'] not in op_obj.RUNNABLE_STATES or \
-                time.monotonic() >= end:
-            return op
-        time.sleep(POLL_SECONDS)
+    def _goes_on(self) -> str:
+        clients = self.app.clients
+        if not rpc.is_in_process(clients.conf):
+            return 'it goes on: follow it with "operation show"'
+        # stopping the embedded conductor would wait for the operation
+        clients.abandoned = True
+        return ('the conductor of this command stops with it; the next '
+                'conductor to start (or command run) resumes it')
 
 
-class Show(common.ShowOne):
+def wait_for_end(clients: common.ClientManager, op: dict) -> dict:
+    """Poll the operation until it is no longer STARTING or PROCESSING,
+    or the command's deadline (``--timeout``) comes; the last state seen."""
+    while op['state'] in op_obj.RUNNABLE_STATES:
+        left = clients.deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(POLL_SECONDS, left))
+        try:
+            op = clients.conductor.get_operation(clients.context, op['id'])
+        except exception.ServiceUnavailable:
+            if clients.deadline > time.monotonic():
+                raise
+            break  # the deadline came during the call
+    return op
+
+
+class Show(common.CallsServices, common.ShowOne):
     """Show an operation with every zone attempt: VNFC, zone, outcome,
     Heat's error text, duration, and what was decided and why."""
+
+    READ_ONLY = True
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
@@ -104,8 +129,10 @@ class Show(common.ShowOne):
         return documents.as_columns(_with_summary(op))
 
 
-class List(common.Lister):
+class List(common.CallsServices, common.Lister):
     """List operations, newest first."""
+
+    READ_ONLY = True
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
@@ -131,14 +158,14 @@ class Retry(Start):
         parser.add_argument('operation_id', metavar='ID')
         parser.add_argument('--no-wait', action='store_true',
                             help='Return once the retry is accepted.')
-        parser.add_argument('--timeout', type=float, default=3600,
-                            metavar='SECONDS')
+        common.add_timeout(parser, 3600, 'Longest run of the command, '
+                                         'waiting for the end included '
+                                         '(default 3600).')
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
         clients = self.app.clients
+        clients.set_timeout(parsed_args.timeout)
         op = clients.conductor.retry_operation(clients.context,
                                                parsed_args.operation_id)
-        if not parsed_args.no_wait or rpc.is_in_process(clients.conf):
-            op = wait_for_end(clients, op['id'], parsed_args.timeout)
-        return documents.as_columns(_with_summary(op))
+        return self._shown(op, parsed_args)

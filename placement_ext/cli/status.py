@@ -16,11 +16,12 @@ class Status(common.Lister):
     services run inside this command.
     """
 
+    READ_ONLY = True
+
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--timeout', type=int, default=10, metavar='SECONDS',
-            help='How long to wait for each service (default: 10).')
+        common.add_timeout(parser, 10, 'How long to wait for each '
+                                       'service (default: 10).')
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple:
@@ -37,7 +38,7 @@ class Status(common.Lister):
         return status or int(self._any_down)
 
     @staticmethod
-    def _ping(api: object, context: object, timeout: int) -> tuple:
+    def _ping(api: object, context: object, timeout: float) -> tuple:
         try:
             pong = api.ping(context, timeout=timeout)
         except exception.ServiceUnavailable as exc:

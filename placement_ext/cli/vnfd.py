@@ -38,7 +38,6 @@ from placement_ext.cli import grant as grant_cli
 from placement_ext.decision import vnfd_translation
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
-from placement_ext.sol import vnfd as vnfd_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -75,13 +74,14 @@ class Translate(common.Command):
             help='Whether the rule POLICY is soft (soft-affinity, '
                  'soft-anti-affinity). Default: the policy\'s '
                  'fallback_best_effort property, else hard.')
+        documents.add_vnfd_limits(parser)
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
         args = parsed_args
-        flavour = vnfd_mod.parse(documents.load_yaml(args.vnfd, 'VNFD'))
+        flavour = documents.load_vnfd(args.vnfd, 'VNFD', args)
         if args.heat:
-            top, templates = _read_templates(args.heat)
+            top, templates = _read_templates(args.heat, args.max_size)
         else:
             top = 'top.yaml'
             templates = vnfd_translation.skeleton(flavour, top)
@@ -129,7 +129,8 @@ def _hosts(text: str) -> int:
     return int(text)
 
 
-def _read_templates(paths: list[str]) -> tuple[str, dict[str, object]]:
+def _read_templates(paths: list[str], max_bytes: int
+                    ) -> tuple[str, dict[str, object]]:
     """(top name, name -> template) of the --heat files and the top
     template's nested folder."""
     nested_dir = os.path.join(os.path.dirname(paths[0]) or '.', 'nested')
@@ -145,6 +146,6 @@ def _read_templates(paths: list[str]) -> tuple[str, dict[str, object]]:
                 field='--heat',
                 reason=f'two templates named {name!r}: {origin[name]!r} '
                        f'and {path!r}')
-        templates[name] = documents.load_yaml(path, '--heat')
+        templates[name] = documents.load_yaml(path, '--heat', max_bytes)
         origin[name] = path
     return os.path.basename(paths[0]), templates

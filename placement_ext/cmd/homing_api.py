@@ -30,13 +30,19 @@ def build_app(conf: cfg.ConfigOpts, database: db_api.Database
               ) -> has.PlanApp:
     clients = homing_inputs.RegionClients(conf)
     solve = functools.partial(_solve, conf, clients)
-    return has.PlanApp(database, solve, username=conf.homing.api_username,
-                       password=conf.homing.api_password)
+    opts = conf.homing
+    return has.PlanApp(database, solve, username=opts.api_username,
+                       password=opts.api_password,
+                       max_body=opts.api_max_body_size,
+                       default_timeout=opts.plan_timeout,
+                       max_demands=opts.max_plan_demands,
+                       solvers=opts.api_workers)
 
 
 def _solve(conf: cfg.ConfigOpts, clients: homing_inputs.RegionClients,
-           template: dict, limit: int) -> dict:
-    return homing.solve_plan(conf, template, limit, clients)
+           template: dict, limit: int, deadline: float) -> dict:
+    return homing.solve_plan(conf, template, limit, clients,
+                             deadline=deadline)
 
 
 def check_exposure(conf: cfg.ConfigOpts) -> None:
@@ -68,4 +74,4 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     return service.serve_wsgi(build_app(conf, database),
                               conf.homing.api_host, conf.homing.api_port,
-                              PROG)
+                              PROG, conf.homing)

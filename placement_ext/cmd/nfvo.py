@@ -5,6 +5,8 @@ Each Grant is decided on the cloud as it is now: zones and flavours from
 Nova (``[nova]``), what each host can still take from Placement
 (``[placement]``), each VDU's flavour from its VNF package, read from
 Tacker's package API (``[vnfpkgm]``), which it also fronts for the VNFM.
+Tokens and Grants are kept in ``[database] connection``, so several
+processes on one database serve the same Grants.
 """
 
 import functools
@@ -17,6 +19,8 @@ from placement_ext import exception
 from placement_ext import service
 from placement_ext.api import nfvo as nfvo_api
 from placement_ext.conductor import grant_inputs
+from placement_ext.db import api as db_api
+from placement_ext.db import migration
 from placement_ext.decision import grant_evaluator
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
@@ -60,7 +64,8 @@ class GrantDecider:
         return decision.grant.to_dict()
 
 
-def build_app(conf: cfg.ConfigOpts) -> nfvo_api.NfvoApp:
+def build_app(conf: cfg.ConfigOpts,
+              database: db_api.Database) -> nfvo_api.NfvoApp:
     opts = conf.nfvo_api
     if not (opts.client_id and opts.client_secret):
         raise exception.InvalidInput(
@@ -74,9 +79,10 @@ def build_app(conf: cfg.ConfigOpts) -> nfvo_api.NfvoApp:
         nova, placement_driver.PlacementDriver.from_conf(conf))
     packages = vnfpkgm.VnfPackages(keystone.load_adapter(conf, 'vnfpkgm'))
     return nfvo_api.NfvoApp(
-        GrantDecider(reader, packages), packages, client_id=opts.client_id,
-        client_secret=opts.client_secret,
-        token_lifetime=opts.token_lifetime)
+        GrantDecider(reader, packages), packages, database,
+        client_id=opts.client_id, client_secret=opts.client_secret,
+        token_lifetime=opts.token_lifetime,
+        max_body=opts.api_max_body_size)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,12 +90,14 @@ def main(argv: list[str] | None = None) -> int:
         conf = service.load_config(sys.argv[1:] if argv is None else argv,
                                    PROG)
         logging.setup(conf, 'placement_ext', version=service.version())
-        app = build_app(conf)
+        database = db_api.Database(conf)
+        migration.ensure_current(conf, database)
+        app = build_app(conf, database)
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
     return service.serve_wsgi(app, conf.nfvo_api.api_host,
-                              conf.nfvo_api.api_port, PROG)
+                              conf.nfvo_api.api_port, PROG, conf.nfvo_api)
 
 
 if __name__ == '__main__':

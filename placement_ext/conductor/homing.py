@@ -9,6 +9,7 @@ from oslo_config import cfg
 
 from placement_ext import exception
 from placement_ext.conductor import homing_inputs
+from placement_ext.db import models
 from placement_ext.decision import has_plan
 from placement_ext.decision import homing
 from placement_ext.decision import intent_realization
@@ -30,28 +31,41 @@ def select(conf: cfg.ConfigOpts, request: dict,
     :raises InvalidInput: a bad request or cost file, naming the field.
     :raises NoRegion: every candidate was dropped.
     """
-    selection, calls = _selection(conf, request, clients)
+    selection, calls, _ = _selection(conf, request, clients)
     selection.require_best()
     return dict(selection.to_dict(request.get('ranking_size', 10)),
                 calls=calls)
 
 
 def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
-               clients: homing_inputs.RegionClients) -> dict:
+               clients: homing_inputs.RegionClients,
+               deadline: float | None = None) -> dict:
     """An ONAP HAS plan: every demand of ``template`` homed among the
     regions of ``[homing] regions_file``.
 
-    :returns: ``{"status": "done"|"not found", "message",
+    :param deadline: ``time.monotonic()`` value by which the plan must
+        be answered: no region is read after it, and a plan not solved
+        by then ends ``error``.
+    :returns: ``{"status": "done"|"not found"|"error", "message",
         "recommendations", "dropped": {demand: [...]}, "calls"}``.
-    :raises InvalidInput: a template we cannot honour, naming the field.
+    :raises InvalidInput: a template we cannot honour, or more demands
+        than ``[homing] max_plan_demands``, naming the field.
     """
+    has_plan.check_demand_count(template, conf.homing.max_plan_demands)
     candidates = regions(conf)
     requests = has_plan.translate(template)
     solved, dropped, calls = [], {}, collections.Counter()
     for request in requests:
-        selection, used = _selection(
-            conf, request.selection_request(candidates), clients)
+        selection, used, timed_out = _selection(
+            conf, request.selection_request(candidates), clients, deadline)
         calls.update(used)
+        if timed_out:
+            return {'status': models.PLAN_ERROR,
+                    'message': f'timed out: the plan\'s timeout passed '
+                               f'with {len(solved)} of {len(requests)} '
+                               f'demand(s) solved',
+                    'recommendations': [], 'dropped': dropped,
+                    'calls': dict(calls)}
         solved.append((request, selection))
         dropped[request.name] = [d.to_dict() for d in selection.dropped]
     homeless = [(r.name, s) for r, s in solved if s.best is None]
@@ -66,16 +80,21 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
 
 
 def _selection(conf: cfg.ConfigOpts, request: dict,
-               clients: homing_inputs.RegionClients
-               ) -> tuple[homing.Selection, dict]:
+               clients: homing_inputs.RegionClients,
+               deadline: float | None = None
+               ) -> tuple[homing.Selection, dict, bool]:
+    """The selection, the calls it made and whether ``deadline``
+    passed before it ended."""
     validate.validate(schema.SELECTION_REQUEST, request, 'request')
     opts = conf.homing
+    _check_count(len(request['candidates']), opts.max_candidates,
+                 'candidates', 'candidate regions', 'max_candidates')
     intent = intent_of(conf, request['policy'])
     demand = request['demand']
     reader = homing_inputs.RegionReader(
         clients, instance=instance_of(demand),
         public_types=frozenset(opts.public_cloud_types),
-        public_verdict=opts.public_cloud_capacity)
+        public_verdict=opts.public_cloud_capacity, deadline=deadline)
     weights = request.get('weights', {})
     customer = request['customer_location']
     selection = homing.select(
@@ -89,7 +108,16 @@ def _selection(conf: cfg.ConfigOpts, request: dict,
             distance=weights.get('distance', opts.distance_weight),
             cost=weights.get('cost', opts.cost_weight)),
         max_distance_km=request.get('max_distance_km'))
-    return selection, dict(reader.calls)
+    reader.log_unknown()
+    return selection, dict(reader.calls), reader.timed_out()
+
+
+def _check_count(count: int, limit: int, field: str, what: str,
+                 option: str) -> None:
+    if count > limit:
+        raise exception.InvalidInput(
+            field=field, reason=f'has {count} {what}; at most {limit} are '
+                                f'accepted ([homing] {option})')
 
 
 def regions(conf: cfg.ConfigOpts) -> list[dict]:
@@ -102,6 +130,8 @@ def regions(conf: cfg.ConfigOpts) -> list[dict]:
             reason='is not set: plans need the candidate regions')
     document = files.load_yaml(path, REGIONS_FILE_OPTION)
     validate.validate(schema.REGIONS, document, REGIONS_FILE_OPTION)
+    _check_count(len(document), conf.homing.max_candidates,
+                 REGIONS_FILE_OPTION, 'regions', 'max_candidates')
     return document
 
 

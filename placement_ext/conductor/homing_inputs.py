@@ -8,9 +8,16 @@ A private region's capacity is the smaller of what its hosts can take
 when it names one) and what the project's compute quota still allows
 (Nova). A region that cannot be read is dropped with the reason, never
 passed blindly (ONAP HAS kept every candidate when MultiCloud failed).
+
+The service account is authenticated once per selection before any
+region is read: when Keystone is down or refuses the account, every
+private region is dropped with that one reason at once, and logged once,
+instead of one failed call (and one warning) per region. A selection
+given a deadline reads no region after it.
 """
 
 import collections
+import time
 from collections.abc import Callable
 
 from oslo_config import cfg
@@ -57,6 +64,20 @@ class RegionClients:
                        'project')
         return project
 
+    def authenticate(self) -> None:
+        """Get the service accounts' tokens (cached by their sessions).
+
+        :raises ServiceUnavailable: Keystone cannot be reached.
+        :raises ServiceError: Keystone refuses an account.
+        """
+        for group in ('nova', 'placement'):
+            session = self._session(group)
+            if session.auth is None:  # endpoint_override, no auth
+                continue
+            with keystone.transport_errors(
+                    'keystone', f'authenticate the [{group}] account'):
+                session.get_auth_headers()
+
     def _driver(self, group: str, region_name: str,
                 build: Callable[[object, dict], object]) -> object:
         key = (group, region_name)
@@ -81,9 +102,17 @@ class RegionReader:
     """
 
     def __init__(self, clients: RegionClients, *, instance: str | dict,
-                 public_types: frozenset[str], public_verdict: str) -> None:
+                 public_types: frozenset[str], public_verdict: str,
+                 deadline: float | None = None) -> None:
         """:param instance: a flavor name (or id), looked up in each
-            region, or a size ``{"name", "vcpus", "ram", "disk"}``."""
+            region, or a size ``{"name", "vcpus", "ram", "disk"}``.
+        :param deadline: a ``time.monotonic()`` value after which no
+            region is read."""
+        self._deadline = deadline
+        # why the service account cannot authenticate ('' once it did)
+        self._account_error: str | None = None
+        # reason -> how many regions' capacity it left unknown
+        self.unknown: collections.Counter = collections.Counter()
         self._clients = clients
         self._instance = instance
         self._flavor = instance if isinstance(instance, str) \
@@ -104,9 +133,24 @@ class RegionReader:
                       f'{"passes" if passes else "fails"} the capacity '
                       f'check by configuration ([homing] '
                       f'public_cloud_capacity)', unlimited=passes)
+        if self.timed_out():
+            return homing.Capacity(None, 'not read: the plan\'s timeout '
+                                         'passed')
         return self._private_capacity(region.region_id,
                                       region.availability_zone,
                                       region.project)
+
+    def timed_out(self) -> bool:
+        return self._deadline is not None and \
+            time.monotonic() >= self._deadline
+
+    def log_unknown(self) -> None:
+        """One line per reason that left several regions unknown (the
+        first region of each was logged when it failed)."""
+        for reason, count in self.unknown.items():
+            if count > 1:
+                LOG.warning('Capacity of %(count)d regions unknown: '
+                            '%(reason)s', {'count': count, 'reason': reason})
 
     def _private_capacity(self, region_name: str, zone: str | None,
                           project: str | None) -> homing.Capacity:
@@ -117,12 +161,28 @@ class RegionReader:
 
     def _answer(self, region_name: str, zone: str | None,
                 project: str | None) -> homing.Capacity:
-        try:
-            return self._read_capacity(region_name, zone, project)
-        except exception.PlacementExtError as exc:
+        reason = self._account()
+        if not reason:
+            try:
+                return self._read_capacity(region_name, zone, project)
+            except exception.PlacementExtError as exc:
+                reason = exc.detail
+        self.unknown[reason] += 1
+        if self.unknown[reason] == 1:
             LOG.warning('Capacity of region %s unknown: %s', region_name,
-                        exc.detail)
-            return homing.Capacity(None, f'capacity unknown: {exc.detail}')
+                        reason)
+        return homing.Capacity(None, f'capacity unknown: {reason}')
+
+    def _account(self) -> str:
+        """Why the service account cannot authenticate; '' when it
+        can. Asked once per selection."""
+        if self._account_error is None:
+            try:
+                self._clients.authenticate()
+                self._account_error = ''
+            except exception.PlacementExtError as exc:
+                self._account_error = exc.detail
+        return self._account_error
 
     def _read_capacity(self, region_name: str, zone: str | None,
                        project: str | None) -> homing.Capacity:

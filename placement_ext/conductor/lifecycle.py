@@ -164,6 +164,8 @@ class LifecycleRunner:
             op, retry = self._move_on(op, op.attempts[-1].vdu_id, started)
             if not retry:
                 return op
+        elif op.in_flight is None:
+            op = self._start_again(op)
         while True:
             begun = self._clock()
             outcome = self._send_or_resume(op, started)
@@ -199,6 +201,18 @@ class LifecycleRunner:
         last = op.attempts[-1]
         return (last.outcome == models.OUTCOME_INSUFFICIENT_CAPACITY
                 and op.in_flight is None)
+
+    def _start_again(self, op: op_obj.Operation) -> op_obj.Operation:
+        """A retry after an error (a service failed or timed out): the
+        same placement is sent again as a new attempt, so its outcome is
+        recorded on an attempt of its own."""
+        last = op.attempts[-1]
+        return op_obj.start_attempt(
+            self._db, op, vdu_id=last.vdu_id,
+            zone=op.placement.get(last.vdu_id, last.zone),
+            placement=op.placement,
+            decision={'reasons': [f'retry: the placement of attempt '
+                                  f'{last.seq} again, after its error']})
 
     def _start_first_attempt(self, op: op_obj.Operation) -> op_obj.Operation:
         result, decision = None, {'reasons': ['placement as granted']}

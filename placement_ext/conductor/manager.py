@@ -138,12 +138,7 @@ class ConductorManager(rpc.Endpoint):
         already recorded, not from the Grant's zones.
         """
         op = op_obj.get(self.database, operation_id)
-        if op.state != models.STATE_FAILED_TEMP:
-            raise exception.Conflict(
-                reason=f'operation {op.id} is {op.state}; only FAILED_TEMP '
-                       f'operations can be retried')
-        return op_obj.set_state(self.database, op,
-                                models.STATE_PROCESSING).to_dict()
+        return op_obj.retry(self.database, op).to_dict()
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)

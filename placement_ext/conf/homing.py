@@ -4,6 +4,8 @@ distance (seed 004), and the HAS-compatible plan API that serves it."""
 from oslo_config import cfg
 from oslo_config import types
 
+from placement_ext.conf import api_server
+
 GROUP = cfg.OptGroup(
     'homing', title='Cloud selection (homing) options',
     help='Which cloud types can realise which deployment intent, how '
@@ -77,6 +79,24 @@ _opts = [
                     'refuses to start unless it listens on loopback.'),
     cfg.StrOpt('api_password', secret=True,
                help='Password of api_username.'),
+    cfg.IntOpt('plan_timeout', default=300, min=1, max=3600,
+               help='Seconds a HAS plan may take when it gives no '
+                    '"timeout" of its own. A plan still solving at its '
+                    'timeout is answered with status "error" and a '
+                    'message saying so; regions not read by then are not '
+                    'waited for.'),
+    cfg.IntOpt('max_plan_demands', default=50, min=1, max=1000,
+               help='Most demands a HAS plan template may have; a larger '
+                    'template is refused with HTTP 400 naming '
+                    'template.demands. Each demand is one selection over '
+                    'every candidate region, and the answer lists every '
+                    'region dropped for each demand.'),
+    cfg.IntOpt('max_candidates', default=10000, min=1, max=1000000,
+               help='Most candidate regions of one selection: the '
+                    'candidates of a "homing select" request, the regions '
+                    'of regions_file for a plan. More are refused naming '
+                    'the request field or the file.'),
+    *api_server.server_opts('placement-ext-homing-api', 4 * 1024 * 1024),
 ]
 
 

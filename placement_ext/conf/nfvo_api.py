@@ -2,10 +2,14 @@
 
 The VNFM (Tacker with ``[v2_nfvo] use_external_nfvo``) gets an OAuth 2.0
 token from ``POST /token`` with these client credentials, then sends its
-GrantRequests to ``POST /grant/v1/grants``.
+GrantRequests to ``POST /grant/v1/grants``. Tokens and Grants are kept
+in ``[database] connection``: every placement-ext-nfvo process on one
+database serves every Grant and token.
 """
 
 from oslo_config import cfg
+
+from placement_ext.conf import api_server
 
 GROUP = cfg.OptGroup(
     'nfvo_api',
@@ -29,6 +33,7 @@ client_id``. Required.
                     "client_password``. Required."),
     cfg.IntOpt('token_lifetime', default=3600, min=60,
                help='Seconds an access token is valid.'),
+    *api_server.server_opts('placement-ext-nfvo', 16 * 1024 * 1024),
 ]
 
 

@@ -12,7 +12,7 @@ import pkgutil
 from placement_ext import conf as conf_pkg
 
 # modules of the conf package that hold helpers, not options
-_NOT_OPTION_MODULES = frozenset({'opts', 'types', 'defaults'})
+_NOT_OPTION_MODULES = frozenset({'opts', 'types', 'defaults', 'api_server'})
 
 
 def _option_modules() -> list:

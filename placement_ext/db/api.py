@@ -26,9 +26,25 @@ Writers serialise on the capacity they read:
   can deadlock). Writers run at READ COMMITTED (PostgreSQL's default, set
   explicitly on MySQL), so reads made after the lock is granted see
   everything committed before it, even if the transaction read something
-  earlier. Retry deadlocks with
-  ``oslo_db.api.wrap_db_retry(retry_on_deadlock=True)`` around the whole
-  writer block.
+  earlier.
+* Galera: ``SELECT ... FOR UPDATE`` locks rows on the node that runs it
+  only. A writer that depends on a locked row therefore also *writes* it
+  (:func:`touch_computehosts`), so that two writers on two nodes
+  deciding on the same host conflict at commit (certification) and the
+  later one fails with a deadlock error.
+
+Deadlocks (and Galera certification failures, reported as deadlocks)
+are retried around the WHOLE transaction, never a statement inside it:
+every object-layer writer is decorated with :func:`retry_on_deadlock`,
+which re-runs the function (re-reading and re-deciding) when it opened
+the outermost transaction, and lets the error through to the outermost
+caller's retry when it only joined one. A caller that opens the
+outermost ``writer()`` itself wraps its block in a function and runs it
+with :meth:`Database.retrying`. The bounds are oslo.db's ``[database]``
+``db_max_retries``, ``db_retry_interval``, ``db_inc_retry_interval`` and
+``db_max_retry_interval``; with ``use_db_reconnect = true`` a lost
+connection (a Galera node, or the proxy in front of it, failed) is
+retried the same way. Each retry is logged as a warning.
 
 The same code runs on all three backends (``lock_rows`` is a plain
 SELECT on SQLite, where the writer already holds the database lock).
@@ -40,21 +56,29 @@ context, and it cannot start SQLite writers with BEGIN IMMEDIATE.
 """
 
 import contextlib
+import functools
 import os
 import threading
+import typing
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 
 import sqlalchemy as sa
 from oslo_config import cfg
+from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
+from oslo_log import log as logging
 from sqlalchemy import event
 from sqlalchemy import orm
 
 from placement_ext import exception
 from placement_ext.conf import paths
 from placement_ext.db import models
+
+LOG = logging.getLogger(__name__)
+T = typing.TypeVar('T')
 
 # Execution option marking connections that belong to writer sessions.
 _WRITER_OPTION = 'placement_ext_writer'
@@ -98,6 +122,35 @@ class Database:
         """``sqlite``, ``mysql`` (MariaDB too) or ``postgresql``."""
         return self.engine.dialect.name
 
+    @property
+    def in_transaction(self) -> bool:
+        """True inside a reader or writer block of this thread."""
+        return getattr(self._local, 'session', None) is not None
+
+    def retrying(self, fn: Callable[..., T], *args: object,
+                 **kwargs: object) -> T:
+        """``fn(*args, **kwargs)``, run again from the start when its
+        transaction fails with a deadlock (or, with ``[database]
+        use_db_reconnect``, a lost connection).
+
+        ``fn`` must open the transaction itself and hold no state from a
+        failed run. Inside an enclosing transaction ``fn`` runs once: the
+        error reaches the outermost :meth:`retrying`, which redoes the
+        whole transaction (a statement cannot be retried alone: its
+        transaction was rolled back).
+        """
+        if self.in_transaction:
+            return fn(*args, **kwargs)
+        db = self.conf.database
+        retry = oslo_db_api.wrap_db_retry(
+            retry_interval=db.db_retry_interval,
+            max_retries=db.db_max_retries,
+            inc_retry_interval=db.db_inc_retry_interval,
+            max_retry_interval=db.db_max_retry_interval,
+            retry_on_deadlock=True,
+            retry_on_disconnect=db.use_db_reconnect)
+        return retry(_logged(fn))(*args, **kwargs)
+
     def dispose(self) -> None:
         """Close pooled connections (tests, and after a fork)."""
         self.engine.dispose()
@@ -129,6 +182,31 @@ class Database:
         finally:
             self._local.session = None
             session.close()
+
+
+def _logged(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn``, warning about each failure that its retry redoes."""
+    @functools.wraps(fn)
+    def run(*args: object, **kwargs: object) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except (db_exc.DBDeadlock, db_exc.DBConnectionError) as exc:
+            LOG.warning('%(fn)s: transaction failed (%(kind)s: %(exc)s); '
+                        'running it again if retries are left',
+                        {'fn': fn.__qualname__, 'kind': type(exc).__name__,
+                         'exc': exc.inner_exception or exc})
+            raise
+    return run
+
+
+def retry_on_deadlock(fn: Callable[..., T]) -> Callable[..., T]:
+    """Decorator for object-layer writers whose first argument is the
+    :class:`Database`: see :meth:`Database.retrying`."""
+    @functools.wraps(fn)
+    def wrapper(database: 'Database', *args: object,
+                **kwargs: object) -> T:
+        return database.retrying(fn, database, *args, **kwargs)
+    return wrapper
 
 
 def _create_engine(conf: cfg.ConfigOpts, create: bool) -> sa.Engine:
@@ -243,6 +321,30 @@ def lock_computehosts(session: orm.Session,
     after the other, so they cannot both take the last slot.
     """
     return lock_rows(session, models.ComputeHost, host_ids)
+
+
+def touch_computehosts(session: orm.Session,
+                       host_ids: Iterable[int]) -> None:
+    """Write the rows of the hosts whose slots this transaction changes.
+
+    On one server the :func:`lock_computehosts` lock is enough. On Galera
+    it holds on one node only; only rows in a transaction's write set
+    conflict at commit. An allocation inserted under that lock happens to
+    add its host to the write set on MariaDB 10.11 (its foreign key
+    check), but not without the lock, and that is the server's detail,
+    not a promise. Writing the host row (``updated_at``; the generation
+    stays, it tells changes of the host itself) makes it one: of two
+    writers on two nodes choosing the same host, the later fails at
+    commit with a deadlock error, and its retry sees the other's slots.
+    """
+    ids = sorted(set(host_ids))
+    if not ids:
+        return
+    session.execute(
+        sa.update(models.ComputeHost)
+        .where(models.ComputeHost.id.in_(ids))
+        .values(updated_at=models.utcnow())
+        .execution_options(synchronize_session=False))
 
 
 def compare_and_swap(session: orm.Session, model: type[models.Base],

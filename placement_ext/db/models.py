@@ -316,6 +316,9 @@ class InstanceReservation(TimestampMixin, Base):
     resource_class: Mapped[str | None] = mapped_column(
         sa.String(NAME_LENGTH), unique=True)
     flavor_id: Mapped[str | None] = mapped_column(sa.String(UUID_LENGTH))
+    # Nova server group ``reservation:<id>`` (affinity True/False only)
+    server_group_id: Mapped[str | None] = mapped_column(
+        sa.String(UUID_LENGTH))
 
     reservation: Mapped[Reservation] = orm.relationship(
         back_populates='instance_reservation', lazy='raise')
@@ -441,6 +444,25 @@ class ZoneAttempt(TimestampMixin, Base):
         back_populates='attempts', lazy='raise')
 
 
+class Stack(TimestampMixin, Base):
+    """A Heat stack our operations change: the one VNF instance it
+    belongs to, and the operation that took it last.
+
+    One row per stack name, so two operations taking a new stack at once
+    cannot both insert it; a taker locks the row, see
+    ``objects.operation.create``. No foreign key to the operation: the
+    record outlives it.
+    """
+
+    __tablename__ = 'stacks'
+    __table_args__ = _table_args()
+
+    name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH),
+                                      primary_key=True)
+    vnf_instance_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
+    operation_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
+
+
 class HomingPlan(TimestampMixin, Base):
     """An ONAP HAS plan (``POST /v1/plans``) and its answer.
 
@@ -463,3 +485,36 @@ class HomingPlan(TimestampMixin, Base):
     recommendations: Mapped[list | None] = mapped_column(JSONType)
     message: Mapped[str | None] = mapped_column(LongText)
     detail: Mapped[dict | None] = mapped_column(JSONType)
+
+
+class NfvoGrant(TimestampMixin, Base):
+    """A Grant placement-ext-nfvo gave (``GET /grant/v1/grants/{id}``)
+    and the GrantRequest it answers, so that every NFVO process serves
+    it and a retried operation can read what was asked and granted."""
+
+    __tablename__ = 'nfvo_grants'
+    __table_args__ = _table_args()
+
+    id: Mapped[str] = _uuid_pk()
+    vnf_instance_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    # a retried LCM operation occurrence finds its earlier Grants here
+    vnf_lcm_op_occ_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH),
+                                                   index=True)
+    operation: Mapped[str] = mapped_column(sa.String(32))
+    grant_request: Mapped[dict] = mapped_column(JSONType)
+    grant_body: Mapped[dict] = mapped_column(JSONType)
+
+
+class NfvoToken(TimestampMixin, Base):
+    """An OAuth 2.0 access token of placement-ext-nfvo, valid until
+    ``expires_at`` in every NFVO process. Only its SHA-256 digest is
+    stored: a copy of the database grants nothing."""
+
+    __tablename__ = 'nfvo_tokens'
+    __table_args__ = _table_args()
+
+    digest: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    client_id: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    # indexed for the purge of expired tokens
+    expires_at: Mapped[datetime.datetime] = mapped_column(Timestamp,
+                                                          index=True)

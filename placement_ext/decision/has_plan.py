@@ -71,6 +71,21 @@ class DemandRequest:
         return request
 
 
+def check_demand_count(template: object, limit: int) -> None:
+    """Refuse a template of more than ``limit`` demands (``[homing]
+    max_plan_demands``), before any work on it.
+
+    :raises InvalidInput: naming ``template.demands``.
+    """
+    demands = template.get('demands') if isinstance(template, Mapping) \
+        else None
+    if isinstance(demands, Mapping) and len(demands) > limit:
+        raise exception.InvalidInput(
+            field='template.demands',
+            reason=f'has {len(demands)} demands; a plan may have at most '
+                   f'{limit} ([homing] max_plan_demands)')
+
+
 def translate(template: Mapping) -> list[DemandRequest]:
     """One request per demand of a HAS ``template``.
 

@@ -16,6 +16,7 @@ costs a known amount of work.
 
 import collections
 import dataclasses
+import heapq
 from collections.abc import Mapping
 from collections.abc import Sequence
 
@@ -109,6 +110,9 @@ class Search:
                  rules: Sequence[Rule], soft: Sequence[Rule] = ()) -> None:
         self._slots = list(slots)
         self._free = {slot: dict(free[slot]) for slot in slots}
+        self._order = {slot: order for order, slot in enumerate(slots)}
+        # (scopes, demand) -> slots grouped by instances of those scopes
+        self._groups: dict[tuple, _Groups] = {}
         self._items = list(items)
         self._location = dict(fixed)
         self._rules = list(rules)
@@ -139,25 +143,74 @@ class Search:
 
     def _place_all(self, budget: Budget) -> bool:
         """Depth-first with backtracking: ``stack[i]`` holds the slots
-        still to try for item ``i``; the last one tried is where it is."""
+        still to try for item ``i``; the last one tried is where it is.
+
+        Only the best slot of an item is looked for when it is reached
+        (through :class:`_Groups`, without ranking every slot); the
+        others are ranked when the search comes back to try them, from
+        the very state the best one was found in, so the order tried is
+        the full ranking's."""
         stack: list[list[Slot]] = []
+        ranked: list[bool] = []     # whether stack[i] holds every slot
         while True:
             position = len(stack)
             if position == len(self._items):
                 return True
             budget.spend()
-            candidates = self._candidates(self._items[position]) \
-                if self._anti_still_possible(position) else []
-            candidates.reverse()        # pop() takes the best first
-            stack.append(candidates)
-            while stack and not stack[-1]:
+            best = self._best(self._items[position]) \
+                if self._anti_still_possible(position) else None
+            stack.append([] if best is None else [best])
+            ranked.append(best is None)
+            while not stack[-1]:
                 stack.pop()             # this item has no slot left here
+                ranked.pop()
                 if not stack:
                     return False
                 item = self._items[len(stack) - 1]
-                self._release(item, self._location[item.id])
+                tried = self._location[item.id]
+                self._release(item, tried)
+                if not ranked[-1]:
+                    stack[-1] = self._rest(item, tried)
+                    ranked[-1] = True
             item = self._items[len(stack) - 1]
             self._take(item, stack[-1].pop())
+
+    def _rest(self, item: Item, tried: Slot) -> list[Slot]:
+        """The slots after ``tried`` (the best) in the full ranking,
+        reversed so that pop() takes the next."""
+        rest = self._candidates(item)[1:]
+        rest.reverse()
+        return rest
+
+    def _best(self, item: Item) -> Slot | None:
+        """``_candidates(item)[0]`` (or None), looking at one slot per
+        group of slots the item's rules cannot tell apart."""
+        hard = self._rules_of[item.id]
+        soft = self._soft_of[item.id]
+        scopes = tuple(dict.fromkeys(r.scope for r in hard + soft))
+        groups = self._groups_for(scopes, _demand_key(item))
+        at = {scope: n for n, scope in enumerate(scopes)}
+        # (placed per instance, total placed, affinity, key position)
+        judged = [[(self._placed[id(r)], self._placed[id(r)].total(),
+                    r.affinity, at[r.scope]) for r in rules]
+                  for rules in (hard, soft)]
+        best = None
+        for group, key in enumerate(groups.keys):
+            top = groups.top(group)
+            if top is None or _clash_sum(judged[0], key, stop=True):
+                continue
+            ranked = (_clash_sum(judged[1], key), top[0], top[1])
+            if best is None or ranked < best:
+                best = ranked
+        return None if best is None else self._slots[best[2]]
+
+    def _groups_for(self, scopes: tuple[str, ...], demand: tuple
+                    ) -> '_Groups':
+        groups = self._groups.get((scopes, demand))
+        if groups is None:
+            groups = _Groups(self._slots, scopes, dict(demand), self._free)
+            self._groups[(scopes, demand)] = groups
+        return groups
 
     def _candidates(self, item: Item) -> list[Slot]:
         ranked = []
@@ -208,6 +261,7 @@ class Search:
             free[rc] = free.get(rc, 0) - amount
         self._location[item.id] = slot
         self._count(item, slot, +1)
+        self._changed(slot)
 
     def _release(self, item: Item, slot: Slot) -> None:
         free = self._free[slot]
@@ -215,6 +269,12 @@ class Search:
             free[rc] += amount
         del self._location[item.id]
         self._count(item, slot, -1)
+        self._changed(slot)
+
+    def _changed(self, slot: Slot) -> None:
+        order = self._order[slot]
+        for groups in self._groups.values():
+            groups.changed(order, self._free[slot])
 
     def _count(self, item: Item, slot: Slot, step: int) -> None:
         # a rule both hard and soft is one counter: count it once
@@ -238,3 +298,62 @@ def _rules_by_member(items: Sequence[Item], rules: Sequence[Rule]
 
 def _demand_key(item: Item) -> tuple:
     return tuple(sorted(item.demand.items()))
+
+
+def _clash_sum(judged: list[tuple], key: tuple, stop: bool = False) -> int:
+    """Clashes added by one more member at scope instances ``key``, over
+    rules judged as in :meth:`Search._best` (``stop``: at the first)."""
+    total = 0
+    for placed, count, affinity, at in judged:
+        here = placed[key[at]]
+        total += count - here if affinity else here
+        if total and stop:
+            break
+    return total
+
+
+class _Groups:
+    """The slots grouped by their instances of ``scopes`` (every rule
+    over those scopes judges the slots of one group alike), each group
+    with a heap of its slots by room for ``demand``: (-room, order).
+
+    Heap entries go stale as rooms change; a fresh one is pushed on each
+    change and stale ones are dropped when they come to the top, so the
+    top is always the group's slot with the most room, then the first.
+    """
+
+    def __init__(self, slots: Sequence[Slot], scopes: tuple[str, ...],
+                 demand: Mapping[str, int],
+                 free: Mapping[Slot, Mapping[str, int]]) -> None:
+        self._demand = demand
+        index: dict[tuple, int] = {}
+        self._group_of: list[int] = []
+        self._heaps: list[list[tuple[int, int]]] = []
+        self._left = [room(free[slot], demand) for slot in slots]
+        for order, slot in enumerate(slots):
+            key = tuple(slot.key(scope) for scope in scopes)
+            group = index.setdefault(key, len(index))
+            if group == len(self._heaps):
+                self._heaps.append([])
+            self._group_of.append(group)
+            if self._left[order] > 0:
+                self._heaps[group].append((-self._left[order], order))
+        for heap in self._heaps:
+            heapq.heapify(heap)
+        self.keys = list(index)
+
+    def changed(self, order: int, free: Mapping[str, int]) -> None:
+        left = self._left[order] = room(free, self._demand)
+        if left > 0:
+            heapq.heappush(self._heaps[self._group_of[order]], (-left, order))
+
+    def top(self, group: int) -> tuple[int, int] | None:
+        """(-room, order) of the group's best slot, None if none has
+        room."""
+        heap = self._heaps[group]
+        while heap:
+            left, order = heap[0]
+            if self._left[order] == -left:
+                return heap[0]
+            heapq.heappop(heap)
+        return None

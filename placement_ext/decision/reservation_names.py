@@ -7,7 +7,11 @@ tools recognise our objects:
 * reservation provider ``blazar_<hypervisor_hostname>``, a child of the
   compute node provider (which Nova names after the hypervisor hostname);
 * private flavor ``reservation:<uuid>`` whose id is the reservation id and
-  whose extra spec asks for one unit of the resource class.
+  whose extra spec asks for one unit of the resource class (and carries
+  Blazar's ``aggregate_instance_extra_specs:reservation=<uuid>``, which
+  upstream's BlazarFilter reads);
+* server group ``reservation:<uuid>`` for a reservation with an affinity
+  policy.
 """
 
 import re
@@ -15,6 +19,8 @@ import re
 from placement_ext import exception
 
 RESOURCE_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
+# Blazar's flavor extra spec naming the instance reservation.
+BLAZAR_FLAVOR_SPEC = 'aggregate_instance_extra_specs:reservation'
 PROVIDER_PREFIX = 'blazar_'
 FLAVOR_PREFIX = 'reservation:'
 # Placement limits a resource provider name to 200 characters.
@@ -89,5 +95,25 @@ def flavor_name_for(reservation: str) -> str:
 
 def flavor_extra_specs(reservation: str) -> dict[str, str]:
     """Extra specs making Nova claim one unit of the reservation's class
-    (so Placement only offers hosts holding its slots)."""
-    return {'resources:%s' % resource_class_for(reservation): '1'}
+    (so Placement only offers hosts holding its slots), and Blazar's mark
+    of an instance reservation (BlazarFilter lets it off the free pool).
+    """
+    return {'resources:%s' % resource_class_for(reservation): '1',
+            BLAZAR_FLAVOR_SPEC: reservation_id(reservation)}
+
+
+def server_group_name_for(reservation: str) -> str:
+    """``reservation:<uuid>``, as Blazar names the reservation's group."""
+    return FLAVOR_PREFIX + reservation_id(reservation)
+
+
+def server_group_policy(affinity: bool | None) -> str | None:
+    """Nova's policy for a reservation's affinity; None: no group.
+
+    ``False`` puts one slot on each host (our pick never puts two of an
+    anti-affinity reservation on one host), so the strict policy holds
+    for every slot, as with Blazar.
+    """
+    if affinity is None:
+        return None
+    return 'affinity' if affinity else 'anti-affinity'

@@ -13,7 +13,8 @@ choose a zone nor reported broken here. Constraint members are VNFC names
 (``VDU1-0``), the keys of the placement map.
 """
 
-import dataclasses
+import collections
+import typing
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -47,61 +48,84 @@ def _members(constraint: pc.PlacementConstraint) -> list[str]:
     return list(dict.fromkeys(constraint.resource_ids))
 
 
-@dataclasses.dataclass(frozen=True)
-class MoveEffect:
+# Longest list of VNFC names in a reason; a longer one is cut to this
+# many (in the order they reached the zone) and counted, so that the
+# reasons of a step grow with its targets, not with their square.
+LISTED_NAMES = 20
+
+
+class _NoClash:
+    """The names of a move that breaks nothing."""
+
+    def names(self, zone: str | None, affinity: bool,
+              limit: int | None) -> list[str]:
+        return []
+
+
+class MoveEffect(typing.NamedTuple):
     """What moving a group of VNFCs to one zone does to constraints.
 
-    :ivar anti_peers: VNFCs outside the group already in the zone that
+    :ivar anti_count: VNFCs outside the group already in the zone that
         share an anti-affinity constraint with a group member.
-    :ivar affinity_left: VNFCs outside the group, not in the zone, that
+    :ivar apart_count: VNFCs outside the group, not in the zone, that
         share an affinity constraint with a group member.
     :ivar hard: constraints so broken whose fallbackBestEffort is false,
         including an anti-affinity between two members of the group
         (which any zone breaks).
+
+    A tuple, as one is made for every zone a group may go to. The counts
+    are worked out at once; the names (``anti_peers``, ``affinity_left``,
+    sorted) only when asked, which must be before the next
+    :meth:`Relations.move`.
     """
 
-    anti_peers: tuple[str, ...] = ()
-    affinity_left: tuple[str, ...] = ()
+    anti_count: int = 0
+    apart_count: int = 0
     hard: tuple[pc.PlacementConstraint, ...] = ()
+    zone: str | None = None
+    clashes: '_Clashes | _NoClash' = _NoClash()
+
+    @property
+    def anti_peers(self) -> tuple[str, ...]:
+        return tuple(sorted(self.clashes.names(self.zone, False, None)))
+
+    @property
+    def affinity_left(self) -> tuple[str, ...]:
+        return tuple(sorted(self.clashes.names(self.zone, True, None)))
 
     @property
     def tier(self) -> tuple[bool, bool]:
         """Lower is better: anti-affinity first, then affinity."""
-        return (bool(self.anti_peers), bool(self.affinity_left))
+        return (bool(self.anti_count), bool(self.apart_count))
+
+    def _listed(self, affinity: bool) -> str:
+        count = self.apart_count if affinity else self.anti_count
+        if count <= LISTED_NAMES:
+            return ', '.join(self.affinity_left if affinity
+                             else self.anti_peers)
+        shown = self.clashes.names(self.zone, affinity, LISTED_NAMES)
+        return f'{", ".join(shown)} and {count - len(shown)} more'
 
     def summary(self) -> str:
         parts = []
-        if self.anti_peers:
-            parts.append(f'anti-affinity peers {", ".join(self.anti_peers)}')
-        if self.affinity_left:
-            parts.append(f'apart from {", ".join(self.affinity_left)}')
+        if self.anti_count:
+            parts.append(f'anti-affinity peers {self._listed(False)}')
+        if self.apart_count:
+            parts.append(f'apart from {self._listed(True)}')
         return ', '.join(parts) or 'keeps every constraint'
 
     def describe(self, names: str, zone: str) -> list[str]:
         lines = []
-        if self.anti_peers:
+        if self.anti_count:
             lines.append(
                 f'anti-affinity broken: no zone free of anti-affinity peers '
                 f'was left for {names}; {zone} is used by '
-                f'{", ".join(self.anti_peers)}')
-        if self.affinity_left:
+                f'{self._listed(False)}')
+        if self.apart_count:
             lines.append(
                 f'affinity broken: {names} in {zone} leave '
-                f'{", ".join(self.affinity_left)} (not moved) elsewhere')
+                f'{self._listed(True)} (not moved) elsewhere')
         return lines
-
-
-class _Names:
-    """VNFC names of a move's effect, without repeats, sorted."""
-
-    def __init__(self) -> None:
-        self._names: dict[str, None] = {}
-
-    def add(self, names: Iterable[str]) -> None:
-        self._names.update(dict.fromkeys(names))
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(sorted(self._names))
 
 
 class Relations:
@@ -119,6 +143,7 @@ class Relations:
         self._constraints = [(c, _members(c)) for c in constraints
                              if binds_zone(c)]
         self.placement: dict[str, str] = dict(placement or {})
+        self.moves = 0      # effects name VNFCs only until the next move
         # VNFC -> indexes of the constraints naming it
         self._of: dict[str, list[int]] = {}
         # per constraint: zone -> its members there (insertion ordered)
@@ -139,6 +164,7 @@ class Relations:
                 zones[old].pop(name, None)
                 zones.setdefault(zone, {})[name] = None
             self.placement[name] = zone
+        self.moves += 1
 
     def _touching(self, names: Iterable[str]) -> list[int]:
         """Indexes of the constraints naming any of ``names``, in order."""
@@ -172,29 +198,74 @@ class Relations:
     def effect_of_move(self, group: Sequence[str], zone: str) -> MoveEffect:
         """The constraints broken by putting every member of ``group`` in
         ``zone``, the other VNFCs staying where they are."""
-        inside = set(group)
-        anti = _Names()
-        left = _Names()
-        hard: list[pc.PlacementConstraint] = []
-        for index in self._touching(group):
-            constraint, members = self._constraints[index]
-            zones = self._in_zone[index]
-            in_group = [name for name in group if index in self._of[name]]
-            if constraint.is_affinity:
-                # everyone else not already in the zone ends up apart
-                clash = [name for where, names in zones.items()
-                         if where != zone for name in names
-                         if name not in inside] \
-                    if len(zones) > 1 or zone not in zones else []
-                left.add(clash)
-            else:
-                clash = [name for name in zones.get(zone, ())
-                         if name not in inside]
-                anti.add(clash)
-                # the group itself shares the zone: any zone breaks it
-                clash += in_group[1:]
-            if clash and constraint.fallback_best_effort is False:
-                hard.append(constraint)
-        return MoveEffect(anti_peers=anti.names(),
-                          affinity_left=left.names(),
-                          hard=tuple(hard))
+        return self.effects_of_moves(group, [zone])[0]
+
+    def effects_of_moves(self, group: Sequence[str], zones: Sequence[str]
+                         ) -> list[MoveEffect]:
+        """:meth:`effect_of_move` for each of ``zones``: counted, from
+        the size of each constraint's members per zone, in O(zones x
+        constraints touched + group size), not O(members)."""
+        touching = [(self._constraints[index][0], len(self._constraints[
+            index][1]), self._in_zone[index], [
+                name for name in group if index in self._of.get(name, ())])
+            for index in self._touching(group)]
+        clashes = _Clashes(self, touching, set(group))
+        counts = {True: [0] * len(zones), False: [0] * len(zones)}
+        hard: dict[int, list[pc.PlacementConstraint]] = {}
+        for constraint, size, in_zone, in_group in touching:
+            affinity = constraint.is_affinity
+            ours = collections.Counter(self.placement.get(name)
+                                       for name in in_group)
+            # the group itself shares any zone: an anti-affinity broken
+            inner = not affinity and len(in_group) > 1
+            firm = constraint.fallback_best_effort is False
+            adding = counts[affinity]
+            for at, zone in enumerate(zones):
+                here = len(in_zone.get(zone, ())) - ours[zone]
+                clash = (size - len(in_group) - here) if affinity else here
+                adding[at] += clash
+                if firm and (clash or inner):
+                    hard.setdefault(at, []).append(constraint)
+        for kind in (True, False):
+            # several constraints of a kind may share names: the union
+            if sum(c.is_affinity == kind for c, *_ in touching) > 1:
+                counts[kind] = [count and len(clashes.names(zone, kind, None))
+                                for zone, count in zip(zones, counts[kind],
+                                                       strict=True)]
+        return [MoveEffect(counts[False][at], counts[True][at],
+                           tuple(hard.get(at, ())), zone, clashes)
+                for at, zone in enumerate(zones)]
+
+
+class _Clashes:
+    """The VNFCs a group's moves clash with, named on demand."""
+
+    def __init__(self, relations: 'Relations', touching: list[tuple],
+                 inside: set[str]) -> None:
+        self._relations = relations
+        self._at = relations.moves
+        self._touching = touching
+        self._inside = inside
+
+    def names(self, zone: str | None, affinity: bool,
+              limit: int | None) -> list[str]:
+        """Names outside the group that moving it to ``zone`` puts apart
+        from an affinity peer (``affinity``) or next to an anti-affinity
+        peer, without repeats, in constraint then zone order; at most
+        ``limit``."""
+        if self._relations.moves != self._at:
+            raise RuntimeError('names of a move effect asked for after the '
+                               'relations moved VNFCs')
+        found: dict[str, None] = {}
+        for constraint, _size, zones, _in_group in self._touching:
+            if constraint.is_affinity != affinity:
+                continue
+            places = [names for where, names in zones.items()
+                      if where != zone] if affinity else [zones.get(zone, ())]
+            for names in places:
+                for name in names:
+                    if name not in self._inside:
+                        found[name] = None
+                        if limit is not None and len(found) >= limit:
+                            return list(found)
+        return list(found)

@@ -241,8 +241,8 @@ def zone_options(group: Sequence[str], zones: Sequence[str],
     left out (rule 4), with the reason."""
     names = ', '.join(group)
     options = []
-    for zone in zones:
-        effect = relations.effect_of_move(group, zone)
+    for zone, effect in zip(zones, relations.effects_of_moves(group, zones),
+                            strict=True):
         if effect.hard:
             reasons.append(
                 f'{zone} excluded for {names}: it would break '
@@ -256,12 +256,15 @@ def best_tier(options: Sequence[tuple[str, zc.MoveEffect]], names: str,
               reasons: list[str]) -> list[tuple[str, zc.MoveEffect]]:
     """The options of the best tier (rules 5 and 6); the others are
     reported as avoided."""
-    best = min(effect.tier for _, effect in options)
-    avoided = [f'{zone} ({effect.summary()})' for zone, effect in options
-               if effect.tier != best]
+    tiers = [effect.tier for _, effect in options]
+    best = min(tiers)
+    avoided = [f'{zone} ({effect.summary()})'
+               for (zone, effect), tier in zip(options, tiers, strict=True)
+               if tier != best]
     if avoided:
         reasons.append(f'avoided for {names}: {"; ".join(avoided)}')
-    return [(zone, effect) for zone, effect in options if effect.tier == best]
+    return [option for option, tier in zip(options, tiers, strict=True)
+            if tier == best]
 
 
 def _drop_known_too_small(options: list, need: int,
@@ -290,7 +293,7 @@ def _capacity_rank(zone: str, effect: zc.MoveEffect, need: int,
         bucket, room = 1, 0
     else:
         bucket, room = (0 if fits >= need else 2), fits
-    return (bucket, -room, len(effect.anti_peers), zone)
+    return (bucket, -room, effect.anti_count, zone)
 
 
 def _capacity_text(zone: str, capacity: Mapping[str, int] | None) -> str:

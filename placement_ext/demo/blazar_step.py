@@ -5,9 +5,12 @@ servers in the placement picture.
 Brings up the minicloud addon ``blazar`` (blazar-api and blazar-manager
 with our ``physical:host`` and instance plugins), enrols the hosts of one zone
 with ``openstack reservation host create``, reserves more instances than
-hosts with affinity None, boots them with the lease's private flavor and
-draws them (orange: reserved). :func:`clean_up` deletes the lease (its
-servers go with it) and the hosts from Blazar.
+hosts: ``amount`` with affinity None and one per host with affinity False
+(whose Nova server group ``lease show`` names), boots them with each
+reservation's private flavor, the second with Blazar's documented
+``--hint group=<server_group_id>``, and draws them (orange: reserved).
+:func:`clean_up` deletes the lease (its servers go with it) and the
+hosts from Blazar.
 """
 
 import dataclasses
@@ -57,7 +60,7 @@ def _openstack(addon: dict, clouds_yaml: str, cloud: str,
 
 
 def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
-        amount: int = 4) -> dict:
+        amount: int = 1) -> dict:
     """The whole step; returns what :func:`clean_up` needs."""
     showcase.say('Blazar with our plugin: a lease through '
                  '"openstack reservation"')
@@ -81,18 +84,25 @@ def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
     end = (datetime.datetime.utcnow() + datetime.timedelta(hours=1)
            ).strftime('%Y-%m-%d %H:%M')
     argv = ['reservation', 'lease', 'create', '--start-date', 'now',
-            '--end-date', end, '--reservation',
-            f'resource_type=virtual:instance,amount={amount},vcpus=1,'
-            f'memory_mb=512,disk_gb=1,affinity=None', LEASE]
+            '--end-date', end]
+    # Blazar may pick the reservations in any order: the one with no
+    # policy packs its slots, and must leave one on each host
+    for affinity, count in (('False', len(hosts)), ('None', amount)):
+        argv += ['--reservation',
+                 f'resource_type=virtual:instance,amount={count},vcpus=1,'
+                 f'memory_mb=512,disk_gb=1,affinity={affinity}']
+    argv.append(LEASE)
     print('  openstack ' + ' '.join(argv))
     lease = _openstack(addon, clouds, 'demo', *argv)
     lease = _wait_active(addon, clouds, lease['id'])
-    res = lease['reservations']
-    res = json.loads(res) if isinstance(res, str) else res
-    res = res[0] if isinstance(res, list) else res
-    print(f"  lease {lease['id']} {lease['status']}: {res['amount']} x "
-          f"flavor {res['flavor_id']}, affinity {res['affinity']}")
-    servers = _boot(clouds, res['flavor_id'], amount)
+    servers = []
+    for res in _reservations(lease):
+        group = res.get('server_group_id')
+        print(f"  lease {lease['id']} {lease['status']}: {res['amount']} x "
+              f"flavor {res['flavor_id']}, affinity {res['affinity']}, "
+              f"server group {group}")
+        servers += _boot(clouds, res['flavor_id'], int(res['amount']),
+                         group)
     for provider in providers.values():
         inventory = admin.placement.get(
             f'/resource_providers/{provider["uuid"]}/inventories',
@@ -123,17 +133,40 @@ def _wait_active(addon: dict, clouds: str, lease_id: str,
         time.sleep(2)
 
 
-def _boot(clouds: str, flavor_id: str, count: int) -> list:
+def _reservations(lease: dict) -> list[dict]:
+    """The lease's reservations (the CLI prints them as JSON text)."""
+    res = lease['reservations']
+    if not isinstance(res, str):
+        return res if isinstance(res, list) else [res]
+    # the CLI prints one JSON object after the other
+    decoder, found, index = json.JSONDecoder(), [], 0
+    while index < len(res):
+        if res[index].isspace():
+            index += 1
+            continue
+        obj, index = decoder.raw_decode(res, index)
+        found.append(obj)
+    return found
+
+
+def _boot(clouds: str, flavor_id: str, count: int,
+          group: str | None = None) -> list:
+    """``count`` servers of the flavor, with ``--hint group=<group>``
+    when the reservation has a server group (Blazar's documented boot).
+    """
     demo = openstack.connection.Connection(
         config=openstack.config.OpenStackConfig(
             config_files=[clouds]).get_one('demo'))
     image = demo.image.find_image(IMAGE, ignore_missing=False)
+    hints = {'scheduler_hints': {'group': group}} if group else {}
     servers = [demo.compute.create_server(
-        name=f'reserved-{n}', image_id=image.id, flavor_id=flavor_id,
-        networks='none') for n in range(count)]
+        name=f'reserved-{flavor_id[:8]}-{n}', image_id=image.id,
+        flavor_id=flavor_id, networks='none', **hints)
+        for n in range(count)]
     servers = [demo.compute.wait_for_server(s, status='ACTIVE', wait=300)
                for s in servers]
-    print(f'  {count} reserved servers ACTIVE')
+    print(f'  {count} reserved servers ACTIVE' +
+          (f' in server group {group}' if group else ''))
     return servers
 
 

@@ -7,6 +7,7 @@ a failure (that is :mod:`placement_ext.decision`).
 import dataclasses
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
@@ -20,6 +21,9 @@ from placement_ext.drivers import keystone
 LOG = logging.getLogger(__name__)
 
 POLL_INTERVAL = 2.0
+# Waiting for a failed stack's other resources to settle: they usually
+# have within a fraction of a second, and the retry waits on this.
+SETTLE_FIRST, SETTLE_MOST = 0.25, POLL_INTERVAL
 STACK_GONE = ('DELETE_COMPLETE',)
 
 
@@ -35,6 +39,14 @@ class StackOutcome:
     def succeeded(self) -> bool:
         return self.status.endswith('_COMPLETE') and not \
             self.status.startswith('ROLLBACK')
+
+
+def backoff(first: float, most: float) -> Iterator[float]:
+    """Sleeps doubling from ``first`` up to ``most``."""
+    interval = first
+    while True:
+        yield interval
+        interval = min(most, interval * 2)
 
 
 class HeatDriver:
@@ -146,6 +158,7 @@ class HeatDriver:
         on the embedded cloud), so the next attempt waits for quiet.
         """
         end = self._clock() + deadline_s
+        intervals = backoff(SETTLE_FIRST, SETTLE_MOST)
         while True:
             resources = self._call('list stack resources',
                                    self._client.resources.list, stack_id,
@@ -156,7 +169,7 @@ class HeatDriver:
                 return
             LOG.debug('Stack %(id)s still has resources in progress: '
                       '%(busy)s', {'id': stack_id, 'busy': busy})
-            self._sleep(POLL_INTERVAL)
+            self._sleep(next(intervals))
 
     def latest_failure_reason(self, stack_id: str) -> str | None:
         """The newest FAILED resource event's reason, nested stacks included.
@@ -189,10 +202,10 @@ class HeatDriver:
             return {'stack_status': 'DELETE_COMPLETE', 'id': stack_id}
         except heat_exc.HTTPException as exc:
             if (getattr(exc, 'code', 0) or 0) < 500:
-                raise exception.ServiceError(service='Heat',
-                                             reason=f'show stack: {exc}')
+                raise exception.ServiceError(
+                    service='Heat', reason=f'show stack: {_text(exc)}')
             LOG.warning('Heat could not show stack %(id)s yet: %(exc)s',
-                        {'id': stack_id, 'exc': exc})
+                        {'id': stack_id, 'exc': _text(exc)})
         except (ks_exc.ConnectionError, ks_exc.DiscoveryFailure) as exc:
             # refused, timed out (a hung heat-api), or no token yet
             LOG.warning('Heat unreachable while waiting for stack %(id)s: '
@@ -223,7 +236,16 @@ class HeatDriver:
                 return func(*args, **kwargs)
         except heat_exc.HTTPNotFound as exc:
             raise exception.NotFound(kind='stack', id=str(args[:1] or ''),
-                                     message=f'Heat: {what}: {exc}')
+                                     message=f'Heat: {what}: {_text(exc)}')
         except heat_exc.HTTPException as exc:
             raise exception.ServiceError(service='Heat',
-                                         reason=f'{what}: {exc}')
+                                         reason=f'{what}: {_text(exc)}')
+
+
+def _text(exc: heat_exc.HTTPException) -> str:
+    """heatclient's text of an error answer; its ``str()`` fails with
+    AttributeError on a body such as ``{"error": "text"}``."""
+    try:
+        return str(exc)
+    except (AttributeError, KeyError, TypeError):
+        return f'HTTP {getattr(exc, "code", "?")}: {exc.error!r}'

@@ -14,12 +14,14 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from keystoneauth1 import session as ks_session
+from keystoneauth1 import token_endpoint
 from novaclient import client as nova_client
 from novaclient import exceptions as nova_exc
 from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.decision import host_names
+from placement_ext.decision import lease_servers
 from placement_ext.decision import node_labels
 from placement_ext.drivers import keystone
 
@@ -52,6 +54,14 @@ class Hypervisor:
     local_gb: int
     state: str
     status: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerGroup:
+    id: str
+    name: str
+    policy: str
+    members: tuple[str, ...]
 
 
 class NovaDriver:
@@ -348,12 +358,26 @@ class NovaDriver:
 
     # -- reservations: servers -----------------------------------------------
 
-    def servers_with_flavor(self, flavor_id: str) -> list[str]:
-        """IDs of every project's servers booted with the flavor."""
+    def servers_with_flavor(self, flavor_id: str
+                            ) -> list[lease_servers.Server]:
+        """Every project's servers booted with the flavor."""
         servers = self._counted(
             'list servers', self._client.servers.list,
             search_opts={'flavor': flavor_id, 'all_tenants': 1})
-        return sorted(server.id for server in servers)
+        return sorted((_lease_server(s) for s in servers),
+                      key=lambda s: s.id)
+
+    def servers_by_id(self, server_ids: Iterable[str]
+                      ) -> list[lease_servers.Server]:
+        """The servers of these ids that exist (any project)."""
+        found = []
+        for server_id in sorted(set(server_ids)):
+            try:
+                found.append(_lease_server(self._counted(
+                    'show server', self._client.servers.get, server_id)))
+            except exception.NotFound:
+                pass
+        return found
 
     def delete_servers(self, server_ids: Iterable[str], *, timeout: float,
                        interval: float,
@@ -394,6 +418,49 @@ class NovaDriver:
             return False
         return True
 
+    # -- reservations: server groups -----------------------------------------
+
+    def with_token(self, token: str) -> 'NovaDriver':
+        """This Nova, called with another user's token (its project's
+        server groups are made in that project)."""
+        endpoint = self._client.client.get_endpoint()
+        session = ks_session.Session(
+            auth=token_endpoint.Token(endpoint, token),
+            verify=self._client.client.session.verify)
+        return NovaDriver(session, sleep=self._sleep, clock=self._clock)
+
+    def server_group(self, group_id: str) -> ServerGroup | None:
+        """The server group, or None if it is gone."""
+        try:
+            return _server_group(self._counted(
+                'show server group', self._client.server_groups.get,
+                group_id))
+        except exception.NotFound:
+            return None
+
+    def ensure_server_group(self, name: str, policy: str,
+                            exclude: Iterable[str] = ()) -> ServerGroup:
+        """The caller's project's group of that name and policy: the
+        first one found (a run that stopped after creating it finds it
+        again) but those in ``exclude``, or a new one."""
+        groups = self._counted('list server groups',
+                               self._client.server_groups.list)
+        for group in map(_server_group, groups):
+            if group.name == name and group.policy == policy and \
+                    group.id not in exclude:
+                return group
+        return _server_group(self._counted(
+            'create server group', self._client.server_groups.create,
+            name=name, policies=[policy]))
+
+    def delete_server_group(self, group_id: str) -> None:
+        """Delete the group; one already gone is fine."""
+        try:
+            self._counted('delete server group',
+                          self._client.server_groups.delete, group_id)
+        except exception.NotFound:
+            pass
+
     def _counted(self, what: str, func: Callable, *args: object,
                  **kwargs: object) -> object:
         """``_call``, counted, with Nova's 409 as our Conflict (the
@@ -416,6 +483,14 @@ class NovaDriver:
         except nova_exc.ClientException as exc:
             raise exception.ServiceError(service='Nova',
                                          reason=f'{what}: {exc}')
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # novaclient reads Nova's answer blindly: an error body such
+            # as {"error": "text"} or a body without the expected key
+            # fails inside it
+            raise exception.ServiceError(
+                service='Nova',
+                reason=f'{what}: an answer novaclient cannot read '
+                       f'({type(exc).__name__}: {exc})')
 
 
 def _worker(server: object) -> node_labels.Server:
@@ -426,6 +501,22 @@ def _worker(server: object) -> node_labels.Server:
         id=server.id, name=server.name, addresses=addresses,
         host=getattr(server, 'OS-EXT-SRV-ATTR:host', None) or None,
         host_id=getattr(server, 'hostId', None) or None)
+
+
+def _lease_server(server: object) -> lease_servers.Server:
+    # API >= 2.47 embeds the flavor (its original name, no id)
+    flavor = getattr(server, 'flavor', None) or {}
+    return lease_servers.Server(
+        id=server.id, project_id=getattr(server, 'tenant_id', None),
+        flavor_name=flavor.get('original_name'),
+        host=getattr(server, 'OS-EXT-SRV-ATTR:hypervisor_hostname', None))
+
+
+def _server_group(group: object) -> ServerGroup:
+    policies = getattr(group, 'policies', None) or [
+        getattr(group, 'policy', '')]
+    return ServerGroup(id=group.id, name=group.name, policy=policies[0],
+                       members=tuple(getattr(group, 'members', ()) or ()))
 
 
 def _hypervisor(hyp: object) -> Hypervisor:

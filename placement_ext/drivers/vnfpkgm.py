@@ -25,8 +25,10 @@ class VnfPackages:
 
         :raises NotFound: no ONBOARDED package has that VNFD.
         """
-        packages = self._get(_PACKAGES, 'list VNF packages', params={
-            'filter': f'(eq,vnfdId,{vnfd_id})'}).json()
+        packages = _json_list(self._get(_PACKAGES, 'list VNF packages',
+                                        params={'filter':
+                                                f'(eq,vnfdId,{vnfd_id})'}),
+                              'list VNF packages')
         for package in packages:
             if package.get('vnfdId') == vnfd_id and \
                     package.get('onboardingState') == 'ONBOARDED':
@@ -36,16 +38,18 @@ class VnfPackages:
     def content(self, vnfd_id: str) -> bytes:
         """The package's CSAR (zip)."""
         package = self.info(vnfd_id)
-        return self._get(f'{_PACKAGES}/{package["id"]}/package_content',
-                         'fetch VNF package content',
-                         headers={'Accept': 'application/zip'}).content
+        return _zip(self._get(f'{_PACKAGES}/{package["id"]}/package_content',
+                              'fetch VNF package content',
+                              headers={'Accept': 'application/zip'}),
+                    'fetch VNF package content')
 
     def vnfd(self, vnfd_id: str) -> bytes:
         """The package's VNFD files (zip)."""
         package = self.info(vnfd_id)
-        return self._get(f'{_PACKAGES}/{package["id"]}/vnfd',
-                         'fetch VNFD', headers={
-                             'Accept': 'application/zip'}).content
+        return _zip(self._get(f'{_PACKAGES}/{package["id"]}/vnfd',
+                              'fetch VNFD',
+                              headers={'Accept': 'application/zip'}),
+                    'fetch VNFD')
 
     def _get(self, path: str, what: str, **kwargs: object) -> object:
         try:
@@ -59,3 +63,37 @@ class VnfPackages:
         except ks_exc.HttpError as exc:
             raise exception.ServiceError(service='tacker',
                                          reason=f'{what}: {exc}')
+
+
+def _json_list(response: object, what: str) -> list[dict]:
+    """The JSON list of objects Tacker answered.
+
+    :raises ServiceError: anything else (an HTML login page, a proxy's
+        error page answered with 200).
+    """
+    try:
+        document = response.json()
+    except ValueError:
+        document = None
+    if not isinstance(document, list) or not all(
+            isinstance(item, dict) for item in document):
+        kind = response.headers.get('Content-Type', 'no content type')
+        raise exception.ServiceError(
+            service='tacker',
+            reason=f'{what}: the answer is not a JSON list of objects '
+                   f'({kind})')
+    return document
+
+
+def _zip(response: object, what: str) -> bytes:
+    """The zip file Tacker answered.
+
+    :raises ServiceError: anything else (an HTML page answered with 200
+        is Tacker's or its proxy's fault, not the package's).
+    """
+    if not response.content.startswith(b'PK'):
+        kind = response.headers.get('Content-Type', 'no content type')
+        raise exception.ServiceError(
+            service='tacker', reason=f'{what}: the answer is not a zip '
+                                     f'file ({kind})')
+    return response.content

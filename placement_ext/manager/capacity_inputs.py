@@ -9,9 +9,20 @@ usage_freshness.plan_reads`); the database gives every live
 reservation's slots on those hosts. Both become the plain data
 :func:`placement_ext.decision.capacity.host_capacities` takes.
 
+When more hosts changed than :data:`READ_ONE_BY_ONE_MAX`, their usages
+come from one bulk read of the whole pool instead
+(:meth:`~placement_ext.drivers.placement.reservation_reads.
+ReservationPlacement.pool_usages`), with the inventories of their kept
+views while Placement's capacities still match them (a host without a
+kept view gets inventories made from its capacities and size); a host
+the bulk read leaves out or whose capacity moved is read alone. So the
+calls of a lease create do not grow with the number of changed hosts,
+and the first lease after an upgrade reads the pool in one call.
+
 Each manager also keeps the views it loaded, turned into decision
 inputs, in memory, keyed by the stored row's generation and write time:
-a lease create loads from the database only rows written since.
+a lease create loads from the database only rows written since, and
+reads the hosts' stamps again only when their one-row fingerprint moved.
 """
 
 import dataclasses
@@ -33,6 +44,9 @@ LOG = logging.getLogger(__name__)
 
 Usages = Mapping[int, reservation_reads.HostUsage]
 _Stamp = tuple[int, datetime.datetime | None]
+# Changed hosts read one by one (two or three calls each) at most; more
+# are read with one bulk call.
+READ_ONE_BY_ONE_MAX = 32
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,21 +72,25 @@ class HostViews:
                                       capacity.Host]] = {}
         # host id -> the host as last loaded
         self._hosts: dict[int, host_obj.Host] = {}
+        # the stamps as last read, and their fingerprint then
+        self._stamps: dict[int, host_obj.Stamp] = {}
+        self._fingerprint: tuple | None = None
 
     def current(self, pool_uuid: str | None) -> Current:
         """The reservable hosts and their usage as Placement has it now.
 
-        One narrow statement while the one Placement call runs, one more
-        for hosts and views this manager has not loaded yet (or that
-        changed since), plus two or three calls per host that changed
-        since it was last read (or is not in the pool's aggregate in
-        Placement).
+        One one-row statement while the one Placement call runs (and
+        the hosts' stamps when it moved), one more for hosts and views
+        this manager has not loaded yet (or that changed since), plus
+        two or three calls per host that changed since it was last read
+        (or is not in the pool's aggregate in Placement), or one bulk
+        call when more than READ_ONE_BY_ONE_MAX did.
         """
         with futures.ThreadPoolExecutor(1) as pool:
             # the one Placement call runs while the database answers
             listing = pool.submit(self.placement.pool_generations,
                                   pool_uuid) if pool_uuid else None
-            stamps = host_obj.reservable_stamps(self.database)
+            stamps = self._current_stamps()
             hosts = self._current_hosts(stamps)
             listed = listing.result() if listing else {}
         plan = usage_freshness.plan_reads(
@@ -84,41 +102,75 @@ class HostViews:
                         'aggregate %(agg)s in Placement and are read one by '
                         'one (run "nova-manage placement sync_aggregates")',
                         {'n': len(plan.unlisted), 'agg': pool_uuid})
-        return Current(hosts, self._usages(hosts, stamps, plan), plan)
+        return Current(hosts, self._usages(hosts, stamps, plan, pool_uuid,
+                                           listed), plan)
+
+    def _current_stamps(self) -> dict[int, host_obj.Stamp]:
+        """Every reservable host's stamp, read again only when their
+        fingerprint moved (the fingerprint first: a change meanwhile
+        only makes the next lease read them again)."""
+        fingerprint = host_obj.stamps_fingerprint(self.database)
+        if fingerprint != self._fingerprint:
+            self._stamps = host_obj.reservable_stamps(self.database)
+            self._fingerprint = fingerprint
+        return self._stamps
 
     def _current_hosts(self, stamps: Mapping[int, host_obj.Stamp]
                        ) -> list[host_obj.Host]:
         """The reservable hosts by hypervisor hostname, loading only
         those whose row changed since this manager loaded it."""
-        self._hosts = {host_id: host for host_id, host in self._hosts.items()
-                       if _same_host(host, stamps.get(host_id))}
-        missing = [host_id for host_id in stamps if host_id not in self._hosts]
+        # copy on write: lease creates of this manager run in several
+        # threads; a cache is replaced, never changed in place, so each
+        # works on whole snapshots
+        hosts = {host_id: host for host_id, host in self._hosts.items()
+                 if _same_host(host, stamps.get(host_id))}
+        missing = [host_id for host_id in stamps if host_id not in hosts]
         if missing:
-            self._hosts.update((h.id, h) for h in host_obj.get_many(
+            hosts.update((h.id, h) for h in host_obj.get_many(
                 self.database, missing) if h.reservable)
-        return sorted(self._hosts.values(),
-                      key=lambda h: h.hypervisor_hostname)
+        self._hosts = hosts
+        return sorted(hosts.values(), key=lambda h: h.hypervisor_hostname)
 
     def _usages(self, hosts: list[host_obj.Host],
                 stamps: Mapping[int, host_obj.Stamp],
-                plan: usage_freshness.ReadPlan
+                plan: usage_freshness.ReadPlan, pool_uuid: str | None,
+                listed: Mapping[str, int]
                 ) -> dict[int, reservation_reads.HostUsage]:
         """Read what the plan says, store it, load the other views."""
         by_id = {h.id: h for h in hosts}
-        fresh = {host_id: _read(self.placement, by_id[host_id])
-                 for host_id in plan.read}
         unlisted = set(plan.unlisted)
+        changed = [by_id[host_id] for host_id in plan.read
+                   if host_id not in unlisted]
+        fresh = self._bulk(changed, pool_uuid, listed) \
+            if len(changed) > READ_ONE_BY_ONE_MAX else {}
+        fresh.update((host_id, _read(self.placement, by_id[host_id]))
+                     for host_id in plan.read if host_id not in fresh)
         host_obj.remember_usages(self.database, {
             host_id: view for host_id, view in fresh.items()
             if host_id not in unlisted})
         kept = {host_id: stamp.view for host_id, stamp in stamps.items()
                 if stamp.view is not None}
-        self._load([h for h in hosts if h.id not in fresh], kept)
-        usages = {h.id: self._loaded[h.id][1] for h in hosts
-                  if h.id not in fresh and h.id in self._loaded}
+        loaded = self._load([h for h in hosts if h.id not in fresh], kept)
+        usages = {h.id: loaded[h.id][1] for h in hosts
+                  if h.id not in fresh and h.id in loaded}
         usages.update((host_id, _usage(view, 'inventories'))
                       for host_id, view in fresh.items())
         return usages
+
+    def _bulk(self, changed: list[host_obj.Host], pool_uuid: str | None,
+              listed: Mapping[str, int]) -> dict[int, host_obj.KnownUsage]:
+        """Views of the changed hosts from one read of the whole pool,
+        for those it shows whose kept inventories still hold."""
+        pool = self.placement.pool_usages(pool_uuid) if pool_uuid else {}
+        kept = host_obj.known_usages(self.database, [h.id for h in changed])
+        out = {}
+        for host in changed:
+            view = _pool_view(host, pool.get(host.compute_provider_uuid),
+                              kept.get(host.id),
+                              listed[host.compute_provider_uuid])
+            if view is not None:
+                out[host.id] = view
+        return out
 
     def decision_hosts(self, hosts: Iterable[host_obj.Host],
                        usages: Usages) -> list[capacity.Host]:
@@ -133,23 +185,26 @@ class HostViews:
         return out
 
     def _load(self, hosts: list[host_obj.Host],
-              stamps: Mapping[int, _Stamp]) -> None:
+              stamps: Mapping[int, _Stamp]) -> dict:
         """Load the kept views this manager has not loaded yet (or that
-        were stored again since)."""
-        for host_id in set(self._loaded) - set(stamps):
-            del self._loaded[host_id]
+        were stored again since); the loaded views (copy on write, see
+        :meth:`_current_hosts`)."""
+        loaded = {host_id: item for host_id, item in self._loaded.items()
+                  if host_id in stamps}
         wanted = [h for h in hosts if h.id in stamps and (
-            self._loaded.get(h.id, (None,))[0] != stamps[h.id])]
-        if not wanted:
-            return
-        views = host_obj.known_usages(self.database, [h.id for h in wanted])
-        for host in wanted:
-            view = views.get(host.id)
-            if view is None:
-                continue    # forgotten meanwhile: unknown this time
-            usage = _usage(view, 'kept')
-            self._loaded[host.id] = (stamps[host.id], usage,
-                                     _decision_host(host, usage))
+            loaded.get(h.id, (None,))[0] != stamps[h.id])]
+        if wanted:
+            views = host_obj.known_usages(self.database,
+                                          [h.id for h in wanted])
+            for host in wanted:
+                view = views.get(host.id)
+                if view is None:
+                    continue    # forgotten meanwhile: unknown this time
+                usage = _usage(view, 'kept')
+                loaded[host.id] = (stamps[host.id], usage,
+                                   _decision_host(host, usage))
+        self._loaded = loaded
+        return loaded
 
 
 def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:
@@ -168,6 +223,45 @@ def _read(placement: reservation_reads.ReservationPlacement,
     return host_obj.KnownUsage(generation, dict(usage.inventories),
                                dict(usage.usages),
                                dict(usage.reservation_usages))
+
+
+def _pool_view(host: host_obj.Host,
+               tree: reservation_reads.PoolUsage | None,
+               kept: host_obj.KnownUsage | None,
+               generation: int) -> host_obj.KnownUsage | None:
+    """The host's view at ``generation`` (listed before the bulk read,
+    so the usages are at least that new) from its tree in the bulk read,
+    with the inventories of its kept view, or for a host without one
+    (the first lease after the upgrade, or a view forgotten) inventories
+    made from the capacities; None when the tree is missing or its
+    capacities show that the kept inventories changed."""
+    if tree is None:
+        return None
+    if kept is None:
+        inventories = _inventories_from(host, tree.capacities)
+    else:
+        inventories = kept.inventories
+        capacities = {rc: capacity.Inventory.from_placement(inv).capacity
+                      for rc, inv in inventories.items()}
+        if capacities != dict(tree.capacities):
+            return None
+    return host_obj.KnownUsage(generation, inventories, dict(tree.usages),
+                               dict(tree.reservation_usages))
+
+
+def _inventories_from(host: host_obj.Host,
+                      capacities: Mapping[str, int]) -> dict[str, dict]:
+    """Inventories with Placement's capacities (the bulk read has no
+    total, reserved or ratio, only their product) and the unit limits
+    Nova's compute driver sets: at most the host's own size (as Nova
+    reported it at enrolment) per instance, in steps of one."""
+    sizes = dict(zip(capacity.RESOURCE_CLASSES,
+                     (host.vcpus, host.memory_mb, host.local_gb),
+                     strict=True))
+    return {rc: {'total': total, 'reserved': 0, 'allocation_ratio': 1.0,
+                 'min_unit': 1, 'max_unit': min(total, sizes[rc]),
+                 'step_size': 1}
+            for rc, total in capacities.items()}
 
 
 def _usage(view: host_obj.KnownUsage,

@@ -15,6 +15,12 @@ they share and cannot take the same slot. Then the resource class
 ``resources:CUSTOM_RESERVATION_<ID>=1``, the owner's project in its access
 list) are created; if that fails the lease is removed again.
 
+Each reservation with an affinity policy (True or False) has a Nova server
+group ``reservation:<id>`` (policy affinity / anti-affinity) in the lease's
+project, as Blazar's plugin makes it: made with the flavor, checked at each
+update and start (a group gone, of another policy, or whose members sit on
+hosts the reservation left, is replaced), deleted at the end.
+
 Start and end (run by :mod:`placement_ext.manager.events`) are sequences
 of idempotent steps, so a run that stopped half-way is finished by the
 next one. ``progress()`` is called after each step (it proves the event
@@ -32,6 +38,7 @@ from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.decision import capacity
 from placement_ext.decision import host_pickup
+from placement_ext.decision import lease_servers
 from placement_ext.decision import reservation_names as names
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers.placement import reservation_reads
@@ -44,6 +51,9 @@ from placement_ext.schemas import reservation as schema
 LOG = logging.getLogger(__name__)
 
 Progress = Callable[[], None]
+# The Nova driver that makes a lease's server groups in its project (a
+# driver holding a token of that project), or None when none is at hand.
+GroupNova = Callable[[lease_obj.Lease], nova_driver.NovaDriver | None]
 # A start date this far in the past is still accepted (clock skew and
 # the time a request takes to arrive); "now" is always accepted.
 START_GRACE = datetime.timedelta(minutes=1)
@@ -73,10 +83,14 @@ class Leases:
                  nova: nova_driver.NovaDriver,
                  placement: reservation_reads.ReservationPlacement,
                  hosts: hosts_wf.Hosts, timeouts: Timeouts = Timeouts(),
-                 clock: Callable[[], datetime.datetime] = models.utcnow
-                 ) -> None:
+                 clock: Callable[[], datetime.datetime] = models.utcnow,
+                 group_nova: GroupNova | None = None) -> None:
+        """:param group_nova: the Nova driver that makes a lease's server
+            groups (default: ``nova``, whose groups are in the service's
+            project)."""
         self.database = database
         self.nova = nova
+        self.group_nova = group_nova or (lambda _lease: nova)
         self.placement = placement
         self.hosts = hosts
         self.timeouts = timeouts
@@ -116,10 +130,13 @@ class Leases:
                        '"placement-ext host create"')
         candidates = [h for h in seen.hosts
                       if h.hypervisor_hostname not in busy_hosts]
-        lease_id = self._reserve(values, requests, candidates, seen.usages,
-                                 project_id, user_id, reservation_ids)
-        lease = lease_obj.get(self.database, lease_id)
-        self._provision_or_undo(lease)
+        # the whole decision is redone if its transaction deadlocks (on
+        # Galera: another manager took the same hosts on another node)
+        lease_id = self.database.retrying(
+            self._reserve, values, requests, candidates, seen.usages,
+            project_id, user_id, reservation_ids)
+        self._provision_or_undo(lease_obj.get(self.database, lease_id))
+        lease = lease_obj.get(self.database, lease_id)   # with its group
         LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
                  '%(slots)s',
                  {'id': lease.id, 'name': lease.name, 'project': project_id,
@@ -215,6 +232,26 @@ class Leases:
                 field='reservation', reason='a started reservation changes '
                 'its amount and dates only')
         seen = self.views.current(self.hosts.freepool_uuid())
+        changes = self.database.retrying(
+            self._repick, lease, req, seen, (start, end),
+            started and not moves, busy_hosts)
+        if resized:
+            self.nova.delete_flavor(res.flavor_id)   # flavors are immutable
+        updated = lease_obj.get(self.database, lease.id)
+        self.provision(updated, updated.reservations[0])
+        if started:
+            self._apply_inventory(updated.reservations[0], dict(changes))
+        return lease_obj.get(self.database, lease.id)   # with its group
+
+    def _repick(self, lease: lease_obj.Lease, req: _Request,
+                seen: inputs.Current,
+                period: tuple[datetime.datetime, datetime.datetime],
+                keep_slots: bool, busy_hosts: frozenset[str]
+                ) -> tuple[tuple[str, int], ...]:
+        """Pick the slots of ``lease``'s reservation again and write them,
+        in one transaction; returns the changes per host."""
+        (res,) = lease.reservations
+        start, end = period
         with self.database.writer():
             reservable = host_obj.lock_reservable(self.database)
             hosts = [h for h in seen.hosts if h.id in reservable
@@ -226,20 +263,14 @@ class Leases:
                 res.slots_by_host, tuple(sorted(
                     (h.hypervisor_hostname, new.slots[h.id])
                     for h in hosts if h.id in new.slots)))
-            if started and not moves and any(d < 0 for _h, d in changes):
+            if keep_slots and any(d < 0 for _h, d in changes):
                 raise exception.NoCapacity(
                     reason=f'lease {lease.id} is started: its slots stay '
                            f'where they are, and {dict(changes)} would '
                            f'move some')
             lease_obj.update(self.database, lease.id, start_date=start,
                              end_date=end, reservation=new)
-        if resized:
-            self.nova.delete_flavor(res.flavor_id)   # flavors are immutable
-        updated = lease_obj.get(self.database, lease.id)
-        self.provision(updated, updated.reservations[0])
-        if started:
-            self._apply_inventory(updated.reservations[0], dict(changes))
-        return updated
+        return changes
 
     def _apply_inventory(self, res: lease_obj.Reservation,
                          changes: dict[str, int]) -> None:
@@ -263,7 +294,9 @@ class Leases:
             LOG.exception('Lease %s: creating its class or flavor failed; '
                           'removing the lease', lease.id)
             try:
-                self._teardown(lease, _no_progress)
+                # reloaded: the server group may be recorded by now
+                self._teardown(lease_obj.get(self.database, lease.id),
+                               _no_progress)
                 lease_obj.delete(self.database, lease.id)
             except Exception:
                 LOG.exception('Lease %s could not be removed; it stays in '
@@ -276,13 +309,56 @@ class Leases:
 
     def provision(self, lease: lease_obj.Lease,
                    res: lease_obj.Reservation) -> None:
-        """Class, flavor with its extra spec, flavor access: idempotent."""
+        """Class, flavor with its extra specs, flavor access, server
+        group: idempotent."""
         self.placement.ensure_resource_class(res.resource_class)
         self.nova.ensure_private_flavor(
             res.flavor_id, names.flavor_name_for(res.id), vcpus=res.vcpus,
             memory_mb=res.memory_mb, disk_gb=res.disk_gb,
             extra_specs=names.flavor_extra_specs(res.id),
             project_id=lease.project_id)
+        self.ensure_server_group(lease, res)
+
+    def ensure_server_group(self, lease: lease_obj.Lease,
+                            res: lease_obj.Reservation) -> str | None:
+        """The reservation's valid server group (made or replaced if
+        needed, and recorded), or None for a reservation without an
+        affinity policy (a recorded group is then deleted)."""
+        policy = names.server_group_policy(res.affinity)
+        old = self.nova.server_group(res.server_group_id) \
+            if res.server_group_id else None
+        if old is not None and old.policy == policy and \
+                self._members_fit(old, res):
+            return old.id
+        new = None
+        maker = self.group_nova(lease) if policy is not None else None
+        if policy is not None and maker is None:
+            LOG.warning('Reservation %s: no token of project %s at hand; '
+                        'its server group is made or replaced at its next '
+                        'start, update or manager start', res.id,
+                        lease.project_id)
+            return res.server_group_id
+        if maker is not None:
+            new = maker.ensure_server_group(
+                names.server_group_name_for(res.id), policy,
+                exclude=[old.id] if old else []).id
+        if new != res.server_group_id:
+            lease_obj.set_server_group(self.database, res.id, new)
+            LOG.info('Reservation %(res)s: server group %(new)s (was '
+                     '%(old)s)', {'res': res.id, 'new': new,
+                                  'old': res.server_group_id})
+        if old is not None and old.id != new:
+            self.nova.delete_server_group(old.id)
+        return new
+
+    def _members_fit(self, group: nova_driver.ServerGroup,
+                     res: lease_obj.Reservation) -> bool:
+        """An affinity group whose members run on a host the reservation
+        no longer holds (moved by healing) would pin new servers there."""
+        if group.policy != 'affinity' or not group.members:
+            return True
+        return all(server.host in (None, *res.slots_by_host)
+                   for server in self.nova.servers_by_id(group.members))
 
     # -- start and end --------------------------------------------------------
 
@@ -312,31 +388,62 @@ class Leases:
             self.placement.set_inventory(provider, resource_class, slots)
 
     def end(self, lease: lease_obj.Lease,
-            progress: Progress = _no_progress) -> None:
-        """Delete the servers, then inventories, class and flavor."""
-        self._teardown(lease, progress)
-        LOG.info('Lease %s ended', lease.id)
+            progress: Progress = _no_progress) -> list[str]:
+        """Delete the lease's servers, then inventories, class, flavor
+        and server group.
 
-    def _teardown(self, lease: lease_obj.Lease, progress: Progress) -> None:
+        :returns: the servers of the flavor that the lease did not admit
+            (another project's): kept, and logged.
+        :raises Conflict: such a server holds one of the slots, so its
+            inventory stays; nothing of it is deleted.
+        """
+        kept = self._teardown(lease, progress)
+        LOG.info('Lease %s ended', lease.id)
+        return kept
+
+    def _teardown(self, lease: lease_obj.Lease,
+                  progress: Progress) -> list[str]:
         hosts = _hosts_of(self.database, lease)
+        kept = []
         for res in lease.reservations:
             # no new server may take the slots while we clear them
             self.nova.revoke_flavor_access(res.flavor_id, lease.project_id)
-            self._delete_servers(self.nova.servers_with_flavor(res.flavor_id),
-                                 progress)
+            kept += self._delete_admitted(
+                lease, res, self.nova.servers_with_flavor(res.flavor_id),
+                progress)
             for host_id, _name, _slots in res.allocations:
                 host = hosts.get(host_id)
                 if host is not None:
-                    self._drop_inventory(host, res.resource_class, progress)
+                    self._drop_inventory(host, res.resource_class, progress,
+                                         lease)
                 progress()
-            self._drop_class(res.resource_class, progress)
+            self._drop_class(res.resource_class, progress, lease)
             self.nova.delete_flavor(res.flavor_id)
+            if res.server_group_id:
+                self.nova.delete_server_group(res.server_group_id)
             progress()
         # deleting servers frees usage without bumping the providers'
         # generations: read these hosts again at the next lease create
         host_obj.forget_usages(self.database, list(hosts))
+        return kept
 
-    def _drop_class(self, resource_class: str, progress: Progress) -> None:
+    def _delete_admitted(self, lease: lease_obj.Lease,
+                         res: lease_obj.Reservation,
+                         servers: list[lease_servers.Server],
+                         progress: Progress) -> list[str]:
+        """Delete the servers the lease admitted; keep (and log) the
+        others. :returns: the kept ones."""
+        verdict = lease_servers.admitted(servers, lease.project_id,
+                                         names.flavor_name_for(res.id))
+        if verdict.keep:
+            LOG.warning('Lease %(lease)s keeps servers it did not admit: '
+                        '%(kept)s', {'lease': lease.id,
+                                     'kept': lease_servers.describe(verdict)})
+        self._delete_servers([s.id for s in verdict.delete], progress)
+        return verdict.kept_ids
+
+    def _drop_class(self, resource_class: str, progress: Progress,
+                    lease: lease_obj.Lease | None = None) -> None:
         try:
             self.placement.delete_resource_class(resource_class)
         except exception.ConcurrentUpdate:
@@ -348,11 +455,12 @@ class Leases:
                 _gen, inventories = self.placement.inventories(provider.uuid)
                 if resource_class in inventories:
                     self._drop_inventory_on(provider.uuid, provider.name,
-                                            resource_class, progress)
+                                            resource_class, progress, lease)
             self.placement.delete_resource_class(resource_class)
 
     def _drop_inventory(self, host: host_obj.Host, resource_class: str,
-                        progress: Progress) -> None:
+                        progress: Progress,
+                        lease: lease_obj.Lease | None = None) -> None:
         provider = host.reservation_provider_uuid
         if provider is None:
             found = self.placement.reservation_provider(
@@ -361,10 +469,11 @@ class Leases:
                 return
             provider = found.uuid
         self._drop_inventory_on(provider, host.hypervisor_hostname,
-                                resource_class, progress)
+                                resource_class, progress, lease)
 
     def _drop_inventory_on(self, provider: str, where: str,
-                           resource_class: str, progress: Progress) -> None:
+                           resource_class: str, progress: Progress,
+                           lease: lease_obj.Lease | None = None) -> None:
         try:
             self.placement.delete_inventory(provider, resource_class)
         except exception.ConcurrentUpdate:
@@ -377,8 +486,29 @@ class Leases:
                         'used by %(consumers)s; deleting them',
                         {'rc': resource_class, 'where': where,
                          'consumers': consumers})
-            self._delete_servers(consumers, progress)
+            self._delete_consumers(consumers, resource_class, progress,
+                                   lease)
             self.placement.delete_inventory(provider, resource_class)
+
+    def _delete_consumers(self, consumers: list[str], resource_class: str,
+                          progress: Progress,
+                          lease: lease_obj.Lease | None) -> None:
+        """Delete the servers holding the class, if the lease admitted
+        them all (no lease: a class left by a lease removed already)."""
+        if lease is None:
+            self._delete_servers(consumers, progress)
+            return
+        res_id = names.reservation_for_resource_class(resource_class)
+        verdict = lease_servers.admitted(
+            self.nova.servers_by_id(consumers), lease.project_id,
+            names.flavor_name_for(res_id) if res_id else None)
+        if verdict.keep:
+            raise exception.Conflict(
+                reason=f'lease {lease.id}: servers it did not admit hold '
+                       f'its slots and are kept: '
+                       f'{lease_servers.describe(verdict)}; remove them, '
+                       f'then end or delete the lease again')
+        self._delete_servers([s.id for s in verdict.delete], progress)
 
     def _delete_servers(self, server_ids: list[str],
                         progress: Progress) -> None:

@@ -60,11 +60,44 @@ class Reconciler:
                 entry.update(self._repair(finding, observed, leases,
                                           owners))
             report.append(entry)
+        report += self._server_groups(leases.values(), changed, repair)
         return {'repair': repair, 'findings': report,
                 'checked': {'hosts': len(hosts), 'leases': len(leases),
                             'providers': len(observed.providers),
                             'classes': len(observed.classes),
                             'flavors': len(observed.flavors)}}
+
+    def _server_groups(self, leases: object, changed: set[str],
+                       repair: bool) -> list[dict]:
+        """Started reservations with an affinity policy whose server
+        group is missing or of another policy (a lease made before
+        server groups, a group deleted by hand); repaired by making it.
+        """
+        report = []
+        for lease in leases:
+            if lease.id in changed:
+                continue
+            for res in lease.reservations:
+                policy = names.server_group_policy(res.affinity)
+                if policy is None or \
+                        res.status not in lease_obj.STARTED_RESERVATIONS:
+                    continue
+                group = self.nova.server_group(res.server_group_id) \
+                    if res.server_group_id else None
+                if group is not None and group.policy == policy:
+                    continue
+                entry = {'kind': 'server group missing', 'subject': res.id,
+                         'detail': f'reservation {res.id} (affinity '
+                                   f'{res.affinity}) has no {policy} server '
+                                   f'group', 'repair': 'ensure_server_group'}
+                if repair:
+                    try:
+                        self.leases.ensure_server_group(lease, res)
+                        entry['repaired'] = True
+                    except exception.PlacementExtError as exc:
+                        entry.update(repaired=False, error=exc.detail)
+                report.append(entry)
+        return report
 
     def _observe(self) -> drift.Observed:
         providers = {names.hostname_for_provider(p.name): p.uuid

@@ -59,8 +59,8 @@ class Reservations:
                  nova: nova_driver.NovaDriver,
                  placement: placement_driver.PlacementDriver,
                  settings: Settings = Settings(),
-                 clock: Callable[[], datetime.datetime] = models.utcnow
-                 ) -> None:
+                 clock: Callable[[], datetime.datetime] = models.utcnow,
+                 group_nova: leases_wf.GroupNova | None = None) -> None:
         self.database = database
         self.nova = nova
         self.placement = reservation_reads.ReservationPlacement(
@@ -71,21 +71,29 @@ class Reservations:
         self.leases = leases_wf.Leases(
             database, nova, self.placement, self.hosts,
             leases_wf.Timeouts(settings.server_delete_timeout,
-                               settings.server_poll_interval), clock)
+                               settings.server_poll_interval), clock,
+            group_nova)
         self.events = events.EventRunner(database, self.leases,
                                          settings.event_stale_after, clock)
         self.reconciler = reconcile.Reconciler(
             database, nova, self.placement, self.hosts, self.leases)
 
     @classmethod
-    def from_conf(cls, conf: cfg.ConfigOpts,
-                  database: db_api.Database) -> 'Reservations':
-        """Drivers from ``[nova]`` and ``[placement]``."""
+    def from_conf(cls, conf: cfg.ConfigOpts, database: db_api.Database,
+                  group_nova: Callable[[nova_driver.NovaDriver],
+                                       leases_wf.GroupNova] | None = None
+                  ) -> 'Reservations':
+        """Drivers from ``[nova]`` and ``[placement]``.
+
+        :param group_nova: given the service's Nova driver, the one that
+            makes a project's server groups (see :class:`Leases`).
+        """
         nova = nova_driver.NovaDriver(
             keystone.load_session(conf, 'nova'),
             adapter_kwargs=keystone.adapter_kwargs(conf, 'nova'))
         placement = placement_driver.PlacementDriver.from_conf(conf)
-        return cls(database, nova, placement, Settings.from_conf(conf))
+        return cls(database, nova, placement, Settings.from_conf(conf),
+                   group_nova=group_nova(nova) if group_nova else None)
 
     def delete_lease(self, ref: str, project_id: str | None = None) -> None:
         """End the lease now (servers, inventories, class, flavor), then

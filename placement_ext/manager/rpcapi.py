@@ -18,9 +18,12 @@ with ``can_send_version``):
 from placement_ext import context as pe_context
 from placement_ext import rpc
 
-# Creating and deleting hosts and leases waits for Nova and Placement
-# (a lease's servers are deleted and waited for): allow more than the
-# default rpc_response_timeout.
+# Creating and deleting leases waits for Nova and Placement (a lease's
+# servers are deleted and waited for, up to [reservation]
+# server_delete_timeout): allow more than the default
+# rpc_response_timeout. Host calls take seconds and keep it, so a
+# stopped manager is reported in time. A caller's deadline (the CLI's
+# --timeout) replaces both.
 LONG_CALL_TIMEOUT = 900
 
 
@@ -32,8 +35,7 @@ class ManagerAPI(rpc.ServiceAPI):
 
     def create_host(self, context: pe_context.RequestContext,
                     name: str) -> dict:
-        return self._call(context, 'create_host', name=name, version='1.1',
-                          timeout=LONG_CALL_TIMEOUT)
+        return self._call(context, 'create_host', name=name, version='1.1')
 
     def get_host(self, context: pe_context.RequestContext,
                  host: str) -> dict:
@@ -44,8 +46,7 @@ class ManagerAPI(rpc.ServiceAPI):
 
     def delete_host(self, context: pe_context.RequestContext,
                     host: str) -> None:
-        return self._call(context, 'delete_host', host=host, version='1.4',
-                          timeout=LONG_CALL_TIMEOUT)
+        return self._call(context, 'delete_host', host=host, version='1.4')
 
     def create_lease(self, context: pe_context.RequestContext, lease: dict,
                      project_id: str | None = None,

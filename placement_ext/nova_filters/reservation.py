@@ -1,10 +1,12 @@
-"""ReservationFilter: keep ordinary instances off reservable hosts.
+"""ReservationFilter: Blazar's host isolation, in nova-scheduler.
 
 Load it in nova-scheduler with ``etc/nova/placement-ext-scheduler.conf``
 (``available_filters`` names
 ``placement_ext.nova_filters.reservation.ReservationFilter``; this
 repository's root, or the site-packages holding placement_ext, goes on
-nova-scheduler's PYTHONPATH).
+nova-scheduler's PYTHONPATH). It replaces upstream's BlazarFilter: free-
+pool hosts take only reserved instances, a host lease's hosts only its
+project's servers (with the ``reservation`` hint).
 
 The rule itself is :func:`placement_ext.nova_filters.rules.host_passes`.
 """
@@ -17,8 +19,26 @@ from placement_ext.nova_filters import rules
 LOG = logging.getLogger(__name__)
 
 
+def _request(spec_obj: object) -> rules.Request:
+    flavor = getattr(spec_obj, 'flavor', None)
+    hint = spec_obj.get_scheduler_hint(rules.RESERVATION_HINT)
+    if isinstance(hint, str):
+        hint = [hint]
+    return rules.Request(
+        extra_specs=getattr(flavor, 'extra_specs', None) or {},
+        project_id=getattr(spec_obj, 'project_id', None),
+        reservations=tuple(hint or ()))
+
+
+def _aggregates(host_state: object) -> list[rules.Aggregate]:
+    return [rules.Aggregate(name=agg.name or '',
+                            availability_zone=agg.availability_zone,
+                            metadata=agg.metadata or {})
+            for agg in host_state.aggregates or ()]
+
+
 class ReservationFilter(filters.BaseHostFilter):
-    """Refuse free-pool hosts to requests whose flavor is not reserved."""
+    """Keep hosts promised to reservations for their reservations."""
 
     # Run for every instance of a multi-create request: a filter run once
     # per request lets the 2nd..Nth instance through unchecked.
@@ -26,11 +46,8 @@ class ReservationFilter(filters.BaseHostFilter):
     RUN_ON_REBUILD = False
 
     def host_passes(self, host_state: object, spec_obj: object) -> bool:
-        flavor = getattr(spec_obj, 'flavor', None)
-        extra_specs = getattr(flavor, 'extra_specs', None) or {}
-        metadata = [aggregate.metadata or {}
-                    for aggregate in host_state.aggregates or ()]
-        passes, why = rules.host_passes(extra_specs, metadata)
+        passes, why = rules.host_passes(_request(spec_obj),
+                                        _aggregates(host_state))
         if not passes:
             LOG.debug('ReservationFilter rejects %(host)s: %(why)s',
                       {'host': host_state.host, 'why': why})

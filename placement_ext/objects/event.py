@@ -39,6 +39,7 @@ def due_events(database: db_api.Database, now: datetime.datetime,
                   key=lambda e: (e.time, order[e.event_type], e.id))
 
 
+@db_api.retry_on_deadlock
 def claim(database: db_api.Database, event_id: int,
           now: datetime.datetime, stale_before: datetime.datetime,
           early: bool = False) -> lease_obj.Event | None:
@@ -87,6 +88,7 @@ def _running(event: models.Event, stale_before: datetime.datetime) -> bool:
             and event.updated_at >= stale_before)
 
 
+@db_api.retry_on_deadlock
 def touch(database: db_api.Database, event: lease_obj.Event,
           now: datetime.datetime | None = None) -> lease_obj.Event:
     """Report progress on a claimed event (at ``now``, default: now).
@@ -107,6 +109,7 @@ def touch(database: db_api.Database, event: lease_obj.Event,
     return dataclasses.replace(event, updated_at=now)
 
 
+@db_api.retry_on_deadlock
 def finish(database: db_api.Database, event: lease_obj.Event, *,
            lease_status: str, reservation_status: str | None = None,
            free_slots: bool = False) -> None:
@@ -119,6 +122,7 @@ def finish(database: db_api.Database, event: lease_obj.Event, *,
             lease_obj.drop_allocations(database, event.lease_id)
 
 
+@db_api.retry_on_deadlock
 def release(database: db_api.Database, event: lease_obj.Event) -> None:
     """Give a failed event back (UNDONE, retried by the next run) and
     show the failure on the lease (ERROR)."""

@@ -50,6 +50,7 @@ class KnownUsage:
     reservation_usages: dict
 
 
+@db_api.retry_on_deadlock
 def create(database: db_api.Database, *, hypervisor_hostname: str,
            service_name: str, availability_zone: str, vcpus: int,
            memory_mb: int, local_gb: int, compute_provider_uuid: str,
@@ -127,6 +128,7 @@ def get_many(database: db_api.Database, host_ids: list[int]) -> list[Host]:
             .order_by(table.hypervisor_hostname))]
 
 
+@db_api.retry_on_deadlock
 def lock(database: db_api.Database, host_ids: list[int]) -> list[Host]:
     """Lock hosts for the enclosing writer transaction (capacity
     decisions); see :func:`placement_ext.db.api.lock_computehosts`."""
@@ -135,6 +137,7 @@ def lock(database: db_api.Database, host_ids: list[int]) -> list[Host]:
                 for row in db_api.lock_computehosts(session, host_ids)]
 
 
+@db_api.retry_on_deadlock
 def lock_reservable(database: db_api.Database) -> set[int]:
     """Lock every reservable host for the enclosing writer transaction
     (see :func:`lock`) and return their ids: one narrow statement however
@@ -176,6 +179,26 @@ def reservable_stamps(database: db_api.Database) -> dict[int, Stamp]:
                 in session.execute(stmt)}
 
 
+def stamps_fingerprint(database: db_api.Database) -> tuple:
+    """A summary of every :class:`Stamp` that changes whenever any of
+    them does, in one statement returning one row: a host row change
+    bumps its generation (their sum grows), a new row takes a higher id,
+    a retired or deleted one leaves the count, and storing a view
+    replaces its row with a newer write time (or drops the count)."""
+    host, view = models.ComputeHost, models.ComputeHostUsage
+    stmt = (sa.select(sa.func.count(host.id),
+                      sa.func.coalesce(sa.func.sum(host.generation), 0),
+                      sa.func.max(host.id),
+                      sa.func.count(view.compute_host_id),
+                      sa.func.coalesce(sa.func.sum(view.provider_generation),
+                                       0),
+                      sa.func.max(view.created_at))
+            .outerjoin(view, view.compute_host_id == host.id)
+            .where(host.reservable == sa.true()))
+    with database.reader() as session:
+        return tuple(session.execute(stmt).one())
+
+
 def known_usages(database: db_api.Database,
                  host_ids: list[int]) -> dict[int, KnownUsage]:
     """Host id -> Placement's last view of it, for those that have one
@@ -191,6 +214,7 @@ def known_usages(database: db_api.Database,
                 .where(table.compute_host_id.in_(sorted(set(host_ids)))))}
 
 
+@db_api.retry_on_deadlock
 def remember_usages(database: db_api.Database,
                     known: dict[int, KnownUsage]) -> None:
     """Replace the stored view of these hosts (two statements).
@@ -217,6 +241,7 @@ def remember_usages(database: db_api.Database,
         pass
 
 
+@db_api.retry_on_deadlock
 def forget_usages(database: db_api.Database, host_ids: list[int]) -> None:
     """Drop the stored view of these hosts: the next lease create reads
     them from Placement again."""
@@ -226,6 +251,7 @@ def forget_usages(database: db_api.Database, host_ids: list[int]) -> None:
             table.compute_host_id.in_(sorted(set(host_ids)))))
 
 
+@db_api.retry_on_deadlock
 def set_reservation_provider(database: db_api.Database, host: Host,
                              provider_uuid: str) -> Host:
     """Record the host's reservation provider (compare-and-swap)."""
@@ -245,6 +271,7 @@ def slot_count(database: db_api.Database, host_id: int) -> int:
             .where(table.compute_host_id == host_id))
 
 
+@db_api.retry_on_deadlock
 def retire(database: db_api.Database, host: Host) -> Host:
     """Stop offering the host to new leases, first step of its deletion.
 
@@ -259,6 +286,7 @@ def retire(database: db_api.Database, host: Host) -> Host:
     return get(database, host.id)
 
 
+@db_api.retry_on_deadlock
 def set_reservable(database: db_api.Database, host: Host,
                    reservable: bool) -> Host:
     """Offer the host to new leases or not (a failed host: its slots are
@@ -278,6 +306,7 @@ def _refuse_if_reserved(database: db_api.Database, host: Host) -> None:
                    f'their end')
 
 
+@db_api.retry_on_deadlock
 def delete(database: db_api.Database, host: Host) -> None:
     """Delete the record; refused while reservations hold slots on it.
 

@@ -46,6 +46,8 @@ class Reservation:
     flavor_id: str
     # ((host id, hypervisor hostname, slots), ...) by hostname
     allocations: tuple[tuple[int, str, int], ...] = ()
+    # Nova server group of an affinity True/False reservation
+    server_group_id: str | None = None
 
     @property
     def slots_by_host(self) -> dict[str, int]:
@@ -125,6 +127,7 @@ class Holding:
 
 # -- leases -------------------------------------------------------------------
 
+@db_api.retry_on_deadlock
 def create(database: db_api.Database, *, name: str, user_id: str,
            project_id: str, start_date: datetime.datetime,
            end_date: datetime.datetime,
@@ -152,6 +155,8 @@ def create(database: db_api.Database, *, name: str, user_id: str,
         session.flush()
         for res in reservations:
             _add_reservation(session, lease_id, res)
+        db_api.touch_computehosts(
+            session, [host for res in reservations for host in res.slots])
         session.add_all([
             models.Event(lease_id=lease_id, time=start_date,
                          event_type=models.EVENT_START_LEASE),
@@ -183,6 +188,7 @@ def _add_reservation(session: sa.orm.Session, lease_id: str,
         for _ in range(slots))
 
 
+@db_api.retry_on_deadlock
 def update(database: db_api.Database, lease_id: str, *,
            start_date: datetime.datetime, end_date: datetime.datetime,
            reservation: NewReservation) -> None:
@@ -216,6 +222,18 @@ def update(database: db_api.Database, lease_id: str, *,
             alloc(reservation_id=reservation.id, compute_host_id=host_id)
             for host_id, slots in sorted(reservation.slots.items())
             for _ in range(slots))
+        db_api.touch_computehosts(session, reservation.slots)
+
+
+def set_server_group(database: db_api.Database, reservation_id: str,
+                     group_id: str | None) -> None:
+    """Record the reservation's Nova server group (None: it has none)."""
+    with database.writer() as session:
+        session.execute(
+            sa.update(models.InstanceReservation)
+            .where(models.InstanceReservation.reservation_id ==
+                   reservation_id)
+            .values(server_group_id=group_id))
 
 
 def get(database: db_api.Database, lease_id: str) -> Lease:
@@ -271,6 +289,7 @@ def generations(database: db_api.Database,
             .where(models.Lease.id.in_(lease_ids))).all())
 
 
+@db_api.retry_on_deadlock
 def delete(database: db_api.Database, lease_id: str) -> None:
     """Delete the lease and (by cascade) everything it holds."""
     with database.writer() as session:
@@ -278,6 +297,7 @@ def delete(database: db_api.Database, lease_id: str) -> None:
                         .where(models.Lease.id == lease_id))
 
 
+@db_api.retry_on_deadlock
 def set_status(database: db_api.Database, lease_id: str, status: str,
                reservation_status: str | None = None) -> None:
     with database.writer() as session:
@@ -340,6 +360,7 @@ def holdings(database: db_api.Database, host_ids: list[int] | None,
         return [Holding(*row) for row in session.execute(stmt)]
 
 
+@db_api.retry_on_deadlock
 def drop_allocations(database: db_api.Database, lease_id: str) -> None:
     """Free the lease's slots (at its end)."""
     alloc = models.ComputeHostAllocation
@@ -398,7 +419,8 @@ def _reservations(session: sa.orm.Session,
             status=r.status, vcpus=i.vcpus, memory_mb=i.memory_mb,
             disk_gb=i.disk_gb, amount=i.amount, affinity=i.affinity,
             resource_class=i.resource_class, flavor_id=i.flavor_id,
-            allocations=tuple(slots.get(r.id, ()))))
+            allocations=tuple(slots.get(r.id, ())),
+            server_group_id=i.server_group_id))
     return out
 
 

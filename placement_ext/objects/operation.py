@@ -11,6 +11,12 @@ change one operation. Which conductor drives it is its ``owner``, kept
 alive by a heartbeat (:func:`claim`, :func:`heartbeat`, :func:`release`):
 when a conductor stops, another adopts its operations once the heartbeat
 is stale, instead of them waiting for the same host to come back.
+
+A Heat stack belongs to one VNF instance, and one operation at a time
+changes it: :func:`create` records the stack's owner (``stacks``) and
+refuses an operation of another VNF instance on it, or any while the
+operation that took it last still runs; a FAILED_TEMP operation may be
+superseded, and is then no longer retried (:func:`retry`).
 """
 
 import dataclasses
@@ -18,11 +24,13 @@ import datetime
 from collections.abc import Iterable
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.schemas import validate as schema_validate
 
 TERMINAL_STATES = (models.STATE_COMPLETED, models.STATE_FAILED,
                    models.STATE_ROLLED_BACK)
@@ -86,16 +94,87 @@ class Operation:
         return out
 
 
+@db_api.retry_on_deadlock
 def create(database: db_api.Database, *, vnf_instance_id: str,
            operation: str, params: dict, placement: dict,
            request_id: str | None = None) -> Operation:
+    """Record a STARTING operation on ``params['stack_name']``.
+
+    :raises Conflict: the stack belongs to another VNF instance, or an
+        operation still runs on it (see the module doc).
+    :raises InvalidInput: text some database cannot store (a NUL, a lone
+        surrogate), whichever way the request came.
+    """
+    schema_validate.check_document(params, 'operation request')
+    schema_validate.check_document(placement, 'placement')
     row = models.Operation(
         id=uuidutils.generate_uuid(), vnf_instance_id=vnf_instance_id,
         operation=operation, state=models.STATE_STARTING, params=params,
         placement=placement, request_id=request_id)
-    with database.writer() as session:
-        session.add(row)
+    stack_name = params.get('stack_name')
+    try:
+        with database.writer() as session:
+            session.add(row)
+            if stack_name:
+                _take_stack(session, stack_name, vnf_instance_id, row.id)
+    except db_exc.DBDuplicateEntry:
+        # another operation inserted the stack's record first
+        raise exception.Conflict(
+            reason=f'another operation took stack {stack_name} at the same '
+                   f'time; one operation at a time changes a stack')
     return get(database, row.id)
+
+
+def _take_stack(session: object, name: str, vnf_instance_id: str,
+                operation_id: str) -> None:
+    """Make ``operation_id`` the operation of stack ``name``."""
+    stack = _locked_stack(session, name)
+    if stack is None:
+        session.add(models.Stack(name=name, vnf_instance_id=vnf_instance_id,
+                                 operation_id=operation_id))
+        session.flush()  # a concurrent insert fails here, not later
+        return
+    if stack.vnf_instance_id != vnf_instance_id:
+        raise exception.Conflict(
+            reason=f'stack {name} belongs to VNF instance '
+                   f'{stack.vnf_instance_id}; a stack serves one VNF '
+                   f'instance')
+    holder = session.get(models.Operation, stack.operation_id)
+    if holder is not None and holder.state in RUNNABLE_STATES:
+        raise exception.Conflict(
+            reason=f'operation {holder.id} ({holder.operation}, '
+                   f'{holder.state}) is changing stack {name}; one '
+                   f'operation at a time changes a stack')
+    stack.operation_id = operation_id
+
+
+def _locked_stack(session: object, name: str) -> models.Stack | None:
+    """The stack's record, locked until the transaction ends."""
+    return session.scalars(
+        sa.select(models.Stack).where(models.Stack.name == name)
+        .with_for_update()
+        .execution_options(populate_existing=True)).first()
+
+
+@db_api.retry_on_deadlock
+def retry(database: db_api.Database, op: Operation) -> Operation:
+    """Make a FAILED_TEMP operation runnable again (PROCESSING).
+
+    :raises Conflict: it is not FAILED_TEMP, or a newer operation took
+        its stack since.
+    """
+    if op.state != models.STATE_FAILED_TEMP:
+        raise exception.Conflict(
+            reason=f'operation {op.id} is {op.state}; only FAILED_TEMP '
+                   f'operations can be retried')
+    name = op.params.get('stack_name')
+    with database.writer() as session:
+        stack = _locked_stack(session, name) if name else None
+        if stack is not None and stack.operation_id != op.id:
+            raise exception.Conflict(
+                reason=f'operation {stack.operation_id} took stack {name} '
+                       f'after {op.id} failed; retry that one instead')
+        return set_state(database, op, models.STATE_PROCESSING)
 
 
 def get(database: db_api.Database, operation_id: str) -> Operation:
@@ -121,6 +200,7 @@ def list_operations(database: db_api.Database,
         return [_operation(row, ()) for row in session.scalars(stmt)]
 
 
+@db_api.retry_on_deadlock
 def set_state(database: db_api.Database, op: Operation, state: str, *,
               error: dict | None = None,
               placement: dict | None = None) -> Operation:
@@ -131,7 +211,7 @@ def set_state(database: db_api.Database, op: Operation, state: str, *,
     owned at once.
     """
     values = {'state': state, 'state_entered_at': models.utcnow(),
-              'error': error}
+              'error': _storable(error)}
     if state not in RUNNABLE_STATES:
         values.update(owner=None, heartbeat_at=None)
     if placement is not None:
@@ -142,6 +222,7 @@ def set_state(database: db_api.Database, op: Operation, state: str, *,
     return get(database, op.id)
 
 
+@db_api.retry_on_deadlock
 def start_attempt(database: db_api.Database, op: Operation, *, vdu_id: str,
                   zone: str, placement: dict, decision: dict) -> Operation:
     """Record a try before sending it, with the placement it will use."""
@@ -154,6 +235,7 @@ def start_attempt(database: db_api.Database, op: Operation, *, vdu_id: str,
     return get(database, op.id)
 
 
+@db_api.retry_on_deadlock
 def finish_attempt(database: db_api.Database, op: Operation, *,
                    outcome: str, duration_s: float,
                    vdu_id: str | None = None, zone: str | None = None,
@@ -164,7 +246,7 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
         raise exception.Conflict(
             reason=f'operation {op.id} has no attempt in flight')
     values = {'outcome': outcome, 'duration_s': duration_s,
-              'error_text': error_text,
+              'error_text': _storable(error_text),
               'vdu_id': vdu_id or attempt.vdu_id,
               'zone': zone or attempt.zone}
     with database.writer() as session:
@@ -178,6 +260,17 @@ def finish_attempt(database: db_api.Database, op: Operation, *,
     return get(database, op.id)
 
 
+def _storable(value: object) -> object:
+    """A service's error text (or ``{code, title, detail}``) with NUL
+    characters, which PostgreSQL refuses, written as ``\\x00``."""
+    if isinstance(value, str):
+        return value.replace('\x00', '\\x00')
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    return value
+
+
+@db_api.retry_on_deadlock
 def claim(database: db_api.Database, operation_id: str, host: str,
           stale_before: datetime.datetime) -> bool:
     """Make ``host`` the owner of a runnable operation, if it may be.
@@ -200,6 +293,7 @@ def claim(database: db_api.Database, operation_id: str, host: str,
         return session.execute(stmt).rowcount == 1
 
 
+@db_api.retry_on_deadlock
 def heartbeat(database: db_api.Database, host: str,
               operation_ids: Iterable[str] | None = None) -> int:
     """Renew ``host``'s claim on the runnable operations it owns.
@@ -223,6 +317,7 @@ def heartbeat(database: db_api.Database, host: str,
         return session.execute(stmt).rowcount
 
 
+@db_api.retry_on_deadlock
 def release(database: db_api.Database, operation_id: str, host: str) -> None:
     """Give the operation up (it ended, or waits for a retry)."""
     table = models.Operation

@@ -34,6 +34,7 @@ class Plan:
                 'calls': self.detail.get('calls', {})}
 
 
+@db_api.retry_on_deadlock
 def create(database: db_api.Database, *, plan_id: str, name: str,
            template: dict, limit: int) -> Plan:
     """:raises Conflict: a plan with this id exists."""
@@ -47,6 +48,7 @@ def create(database: db_api.Database, *, plan_id: str, name: str,
     return get(database, plan_id)
 
 
+@db_api.retry_on_deadlock
 def finish(database: db_api.Database, plan_id: str, *, status: str,
            message: str = '', recommendations: list | None = None,
            detail: dict | None = None) -> Plan:

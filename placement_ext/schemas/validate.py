@@ -73,7 +73,8 @@ def check_document(data: object, what: str,
     """Refuse a document nested deeper than ``limit`` levels, or holding
     text that is not valid Unicode (a lone surrogate such as ``\\ud800``,
     which JSON escapes and undecodable command-line bytes produce: no
-    database, log or output format can encode it).
+    database, log or output format can encode it) or a NUL character
+    (``\\u0000``, which PostgreSQL refuses in text and JSON).
 
     Iterative, so any depth is measured without recursion (json.dumps,
     jsonschema and the databases all recurse or limit depth).
@@ -114,16 +115,34 @@ def check_arguments(kwargs: dict) -> None:
         check_document(value, name)
 
 
-_SURROGATE = re.compile('[\ud800-\udfff]')
+_UNSTORABLE = re.compile('[\ud800-\udfff\x00]')
 
 
 def _check_text(text: str, field: str) -> None:
-    found = _SURROGATE.search(text)
-    if found:
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return
+    what = ('a NUL character, which databases cannot store'
+            if found.group() == '\x00' else
+            'a lone surrogate, which is not valid Unicode text')
+    raise exception.InvalidInput(
+        field=field,
+        reason=f'holds {found.group()!a} at position {found.start()}, '
+               f'{what}')
+
+
+def check_text(text: str, field: str,
+               max_length: int | None = None) -> None:
+    """Refuse text no database stores as sent: not valid Unicode, a NUL
+    character, or longer than ``max_length`` characters.
+
+    :raises InvalidInput: naming ``field``.
+    """
+    if max_length is not None and len(text) > max_length:
         raise exception.InvalidInput(
-            field=field,
-            reason=f'holds {found.group()!a} at position {found.start()}, '
-                   f'a lone surrogate, which is not valid Unicode text')
+            field=field, reason=_LIMITS['maxLength'].format(
+                n=len(text), limit=max_length))
+    _check_text(text, field)
 
 
 def json_path(parts: object) -> str:
@@ -160,7 +179,33 @@ def describe(error: js_exceptions.ValidationError) -> tuple[str, str]:
                 f'{error.validator_value}')
     if error.validator == 'minLength' and instance == '':
         return json_path(parts), 'must not be empty'
-    return json_path(parts), error.message
+    limit = _LIMITS.get(error.validator)
+    if limit is not None and isinstance(instance, (str, list, dict)):
+        return json_path(parts), limit.format(
+            n=len(instance), limit=error.validator_value)
+    return json_path(parts), _short_instance(error.message, instance)
+
+
+# size limits: what was sent and what is allowed (jsonschema's message
+# repeats the value, megabytes perhaps, and not the limit)
+_LIMITS = {
+    'maxLength': 'is too long: {n} characters, at most {limit} allowed',
+    'minLength': 'is too short: {n} characters, at least {limit} needed',
+    'maxItems': 'is too long: {n} items, at most {limit} allowed',
+    'maxProperties': 'has {n} properties, at most {limit} allowed',
+    'minProperties': 'has {n} properties, at least {limit} needed',
+}
+# longest value repeated in a reason
+_SHOWN = 80
+
+
+def _short_instance(message: str, instance: object) -> str:
+    """jsonschema's ``message``, with the value it starts with cut short."""
+    shown = repr(instance)
+    if len(shown) <= _SHOWN or not message.startswith(shown):
+        return message
+    rest = message[len(shown):]
+    return f'{shown[:_SHOWN]}... ({len(shown)} characters){rest}'
 
 
 def _unexpected(instance: dict, schema: dict) -> list[str]:

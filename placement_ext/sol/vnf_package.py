@@ -13,6 +13,7 @@ import zipfile
 import yaml
 
 from placement_ext import exception
+from placement_ext.schemas import files
 from placement_ext.sol import vnfd as vnfd_mod
 
 
@@ -29,7 +30,12 @@ def vdu_flavours(csar: bytes) -> dict[str, dict]:
         for name in archive.namelist():
             if name.startswith('Definitions/') and \
                     name.endswith(('.yaml', '.yml')):
-                document = yaml.safe_load(archive.read(name)) or {}
+                try:
+                    document = files.parse_yaml(archive.read(name)) or {}
+                except yaml.YAMLError as exc:
+                    raise exception.InvalidInput(
+                        field='package_content',
+                        reason=f'{name}: ' + ' '.join(str(exc).split()))
                 found.update(_vdus(document))
     return found
 

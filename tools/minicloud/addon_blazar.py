@@ -4,9 +4,10 @@ loaded (blazar-api, blazar-manager).
 blazar.conf names ``placement_ext.host.plugin,placement_ext.instance.plugin``
 in ``[manager] plugins`` and nothing else of ours: the plugins take their
 credentials, free pool and database (``blazar_placement_ext``) from it.
-Notifications are off. Files ``*.conf`` in ``etc/blazar/blazar.conf.d``
-override blazar.conf (the functional tests put upstream's
-``virtual.instance.plugin`` there for a moment to compare).
+Notifications are off. The venv also holds blazar-nova (BlazarFilter,
+for the tests of that Nova set-up). Files ``*.conf`` in
+``etc/blazar/blazar.conf.d`` override blazar.conf (the functional tests
+put upstream's plugins there for a moment to compare).
 
 blazar-api 18.0.0's console script returns at once (its server runs in a
 daemon thread), so it is started through a two-line runner that waits
@@ -109,7 +110,9 @@ def ready(ctx: addons.Context) -> bool:
 
 ADDON = addons.Addon(
     name='blazar',
-    pip_requirements=('blazar==18.0.0', *CLIENTS),
+    # blazar-nova: upstream's BlazarFilter, which a functional test loads
+    # into nova-scheduler (the other supported Nova set-up)
+    pip_requirements=('blazar==18.0.0', *CLIENTS, 'blazar-nova==10.0.0'),
     release='18.0.0',
     older_releases=OLDER_RELEASES,
     base_ports={'blazar': 11778},

@@ -109,6 +109,8 @@ def _nfvo_conf(ctx: addons.Context) -> dict:
         'nfvo_api': {'api_host': '127.0.0.1', 'api_port': ctx.ports['nfvo'],
                      'client_id': NFVO_CLIENT[0],
                      'client_secret': NFVO_CLIENT[1]},
+        # its tokens and Grants, beside our operation records
+        'database': {'connection': ctx.db_url('placement_ext_tacker')},
         'nova': auth, 'placement': auth, 'vnfpkgm': auth,
     }
 
@@ -139,6 +141,10 @@ def setup(ctx: addons.Context) -> None:
     ctx.run('tacker-db-manage', [
         ctx.bin('tacker-db-manage'), '--config-file',
         str(ctx.etc / 'tacker.conf'), 'upgrade', 'head'])
+    # placement-ext-nfvo refuses a server database not at head
+    ctx.run('placement-ext-manage', [
+        ctx.bin('placement-ext-manage'), '--config-file',
+        str(ctx.etc / 'nfvo.conf'), 'db', 'sync'])
     tacker_az_retry.apply(ctx.settings, ctx.etc)
 
 

@@ -209,15 +209,16 @@ def context(s: mc_settings.Settings, addon: Addon,
 # -- venv ------------------------------------------------------------------
 
 def _stamp(addon: Addon, release: str) -> str:
-    # our setup.cfg too: a new console script (entry point) of ours needs
-    # the editable install redone; an overlay is redone with its base
-    setup_cfg = (mc_settings.REPO / 'setup.cfg').read_text()
+    # our setup.cfg and requirements too: a new console script (entry
+    # point) or dependency of ours needs the editable install redone; an
+    # overlay is redone with its base
+    ours = [(mc_settings.REPO / name).read_text()
+            for name in ('setup.cfg', 'requirements.txt')]
     base = [*addon.pip_requirements] if addon.overlay(release) else []
     # a constraints file (after -c) counts by its content
     pins = [pathlib.Path(item).read_text() if os.path.isfile(item) else item
             for item in [*addon.requirements(release), *base]]
-    return hashlib.sha256('\n'.join([*pins, setup_cfg]).encode()
-                          ).hexdigest()
+    return hashlib.sha256('\n'.join([*pins, *ours]).encode()).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:

@@ -82,21 +82,30 @@ def create_databases(s: mc_settings.Settings, timeout: float = 60) -> None:
 
 def rabbit_env(s: mc_settings.Settings) -> dict[str, str]:
     rabbit = s.path('rabbit')
+    return rabbit_node_env(s, rabbit, rabbit, RABBIT_NODE, s.ports['rabbit'],
+                           s.ports['rabbit_dist'], s.ports['epmd'])
+
+
+def rabbit_node_env(s: mc_settings.Settings, home: pathlib.Path,
+                    folder: pathlib.Path, node: str, port: int,
+                    dist_port: int, epmd_port: int) -> dict[str, str]:
+    """The environment of RabbitMQ node ``node`` (and of rabbitmqctl for
+    it): its Erlang cookie in ``home``, its files in ``folder``."""
     return {
         **os.environ,
-        'HOME': str(rabbit),          # private Erlang cookie
-        'RABBITMQ_CONF_ENV_FILE': str(rabbit / 'rabbitmq-env.conf'),
-        'RABBITMQ_CONFIG_FILE': str(rabbit / 'rabbitmq.conf'),
-        'RABBITMQ_ADVANCED_CONFIG_FILE': str(rabbit / 'advanced.config'),
-        'RABBITMQ_ENABLED_PLUGINS_FILE': str(rabbit / 'enabled_plugins'),
-        'RABBITMQ_MNESIA_BASE': str(rabbit / 'mnesia'),
+        'HOME': str(home),            # private Erlang cookie
+        'RABBITMQ_CONF_ENV_FILE': str(folder / 'rabbitmq-env.conf'),
+        'RABBITMQ_CONFIG_FILE': str(folder / 'rabbitmq.conf'),
+        'RABBITMQ_ADVANCED_CONFIG_FILE': str(folder / 'advanced.config'),
+        'RABBITMQ_ENABLED_PLUGINS_FILE': str(folder / 'enabled_plugins'),
+        'RABBITMQ_MNESIA_BASE': str(folder / 'mnesia'),
         'RABBITMQ_LOG_BASE': str(s.path('log')),
         'RABBITMQ_LOGS': '-',
-        'RABBITMQ_NODENAME': RABBIT_NODE,
+        'RABBITMQ_NODENAME': node,
         'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
-        'RABBITMQ_NODE_PORT': str(s.ports['rabbit']),
-        'RABBITMQ_DIST_PORT': str(s.ports['rabbit_dist']),
-        'ERL_EPMD_PORT': str(s.ports['epmd']),
+        'RABBITMQ_NODE_PORT': str(port),
+        'RABBITMQ_DIST_PORT': str(dist_port),
+        'ERL_EPMD_PORT': str(epmd_port),
         'ERL_EPMD_ADDRESS': '127.0.0.1',
     }
 

@@ -12,6 +12,10 @@
     minicloud addon restart NAME SERVICE
     minicloud addon venvs NAME   "<release> <venv>" of each supported
                                  release of the addon (no cloud needed)
+    minicloud ha up|down|status [--json]
+                                 three controllers' worth on the running
+                                 cloud: Galera x3 behind HAProxy,
+                                 RabbitMQ x3, our manager and conductor x2
     minicloud prepare            install what "up" and every addon need
                                  (Debian packages, venvs), start nothing
     minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
@@ -31,6 +35,7 @@ import subprocess
 import sys
 
 from minicloud import addons
+from minicloud import ha
 from minicloud import health
 from minicloud import install
 from minicloud import lifecycle
@@ -116,6 +121,28 @@ def _addon(args: argparse.Namespace) -> int:
     return 0 if status['healthy'] else 1
 
 
+def _ha(args: argparse.Namespace) -> int:
+    running = _running()
+    if running is None:
+        return 1
+    if args.action == 'up':
+        return ha.up(running)
+    if args.action == 'down':
+        return ha.down(running)
+    status = ha.status(running)
+    if args.json:
+        print(json.dumps(status, indent=2))
+    else:
+        state = 'healthy' if status['healthy'] else 'NOT healthy'
+        print(f'minicloud ha: {state}')
+        for name, pid in status['pids'].items():
+            print(f'  {name:12} {f"pid {pid}" if pid else "DOWN"}')
+        print(f'  galera: {status["galera"]}')
+        print(f'  rabbit: {status["rabbit_running_nodes"]}')
+        print(f'  logs: {status["logs"]}/ha-*.log')
+    return 0 if status['healthy'] else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ['--'] else args.command
     if not command:
@@ -160,6 +187,9 @@ def _parser() -> argparse.ArgumentParser:
     addon.add_argument('name', help='blazar, tacker, ...')
     addon.add_argument('service', nargs='?',
                        help='for restart: the process to restart')
+    hap = sub.add_parser('ha', help='the HA topology on the cloud')
+    hap.add_argument('action', choices=('up', 'down', 'status'))
+    hap.add_argument('--json', action='store_true')
     run = sub.add_parser('run', help='run a command, then take the cloud '
                                      'down if it was not up before')
     run.add_argument('--up', action='store_true',
@@ -185,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
             return _restart(args)
         if args.cmd == 'addon':
             return _addon(args)
+        if args.cmd == 'ha':
+            return _ha(args)
         if args.cmd == 'prepare':
             return _prepare()
         return _run(args)

@@ -37,6 +37,7 @@ from blazar.db import utils as blazar_db_utils
 from blazar.manager import exceptions as manager_exc
 from blazar.plugins import base
 from blazar.plugins.oshosts import host_plugin
+from blazar.utils import trusts
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
@@ -96,6 +97,30 @@ def placement_ext_conf(resource_type: str) -> cfg.ConfigOpts:
     return translate.build_conf(CONF, [extra] if extra else [])
 
 
+def owner_token(lease: object) -> str | None:
+    """A token of the lease's project: Blazar's current context's (lease
+    create, update and start run under the owner's trust), else one of
+    the Blazar lease's trust (healing, start-up). ``lease`` is ours,
+    named after the Blazar reservation."""
+    try:
+        ctx = blazar_context.current()
+    except RuntimeError:
+        ctx = None
+    if ctx is not None and ctx.project_id == lease.project_id and \
+            ctx.auth_token:
+        return ctx.auth_token
+    try:
+        blazar_lease = blazar_db.lease_get(
+            blazar_db.reservation_get(lease.name)['lease_id'])
+        with blazar_context.admin():
+            with trusts.create_ctx_from_trust(
+                    blazar_lease['trust_id']) as trusted:
+                return trusted.auth_token
+    except Exception:   # noqa: BLE001 - no token: the caller says so
+        LOG.exception('No token of the owner of lease %s', lease.name)
+        return None
+
+
 class InstancePlugin(base.BasePlugin):
     """``virtual:instance`` reservations by placement_ext."""
 
@@ -116,14 +141,17 @@ class InstancePlugin(base.BasePlugin):
         return plugin_opts()
 
     def setup(self, conf: object) -> None:
-        """Build the workflows and finish what a killed manager left."""
+        """Build the workflows, finish what a killed manager left, give
+        started reservations their server group."""
         self._workflows().recover_interrupted_events()
+        self._workflows().ensure_server_groups()
 
     def _workflows(self) -> 'adapter_wf.BlazarReservations':
         with self._lock:
             if self._adapter is None:
                 self._adapter = adapter_wf.BlazarReservations.from_conf(
-                    placement_ext_conf(self.resource_type), blazar_db)
+                    placement_ext_conf(self.resource_type), blazar_db,
+                    owner_token)
             return self._adapter
 
     def _call(self, method: str, *args: object) -> object:

@@ -8,6 +8,7 @@ maps ids between the two sides and keeps Blazar's rows in step.
 """
 
 import datetime
+from collections.abc import Callable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -17,6 +18,8 @@ from placement_ext.adapters.blazar import translate
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.db import models
+from placement_ext.drivers import nova as nova_driver
+from placement_ext.manager import leases as leases_wf
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
@@ -32,6 +35,24 @@ _RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
               'end_lease': ('TERMINATING', 'ACTIVE')}
 
 
+def owner_nova(token: Callable[[lease_obj.Lease], str | None]
+               ) -> Callable[[nova_driver.NovaDriver], leases_wf.GroupNova]:
+    """Server groups made with a token of the lease's project (Blazar's
+    current context, or the lease's trust), so that they belong to that
+    project as upstream's do: Nova only accepts a group of the booting
+    project in the ``group`` hint.
+
+    :param token: the lease owner's token, or None.
+    """
+    def bind(nova: nova_driver.NovaDriver) -> leases_wf.GroupNova:
+        def for_lease(lease: lease_obj.Lease
+                      ) -> nova_driver.NovaDriver | None:
+            owner = token(lease)
+            return nova.with_token(owner) if owner else None
+        return for_lease
+    return bind
+
+
 class BlazarReservations:
     """Our reservation workflows seen from blazar-manager."""
 
@@ -42,11 +63,14 @@ class BlazarReservations:
         self.blazar_db = blazar_db
 
     @classmethod
-    def from_conf(cls, conf: cfg.ConfigOpts,
-                  blazar_db: object) -> 'BlazarReservations':
+    def from_conf(cls, conf: cfg.ConfigOpts, blazar_db: object,
+                  owner_token: Callable[[lease_obj.Lease], str | None]
+                  = lambda _lease: None) -> 'BlazarReservations':
+        """:param owner_token: a token of the lease's project, or None."""
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
-        workflows = reservations.Reservations.from_conf(conf, database)
+        workflows = reservations.Reservations.from_conf(
+            conf, database, group_nova=owner_nova(owner_token))
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
@@ -112,6 +136,7 @@ class BlazarReservations:
 
         :returns: the ``instance_reservations`` id (Blazar's resource id).
         """
+        self.forget_orphans()
         blazar_ids = self.sync_hosts()
         lease = self.workflows.leases.create(
             translate.lease_body(reservation_id, values), project_id,
@@ -123,6 +148,25 @@ class BlazarReservations:
             self._forget(lease)
             raise
 
+    def forget_orphans(self) -> list[str]:
+        """End our pending leases whose Blazar reservation is gone.
+
+        Blazar rolls back a lease whose second reservation fails by
+        deleting its rows only, without telling the plugins, so the first
+        reservation's slots would stay taken (upstream's plugin leaks its
+        flavor and aggregate there). :returns: our leases ended.
+        """
+        gone = []
+        for lease in lease_obj.list_leases(self.database):
+            if lease.status == models.LEASE_PENDING and \
+                    self.blazar_db.reservation_get(lease.name) is None:
+                LOG.warning('Reservation %s is gone from Blazar (its lease '
+                            'was rolled back): its slots are freed',
+                            lease.name)
+                self._forget(lease)
+                gone.append(lease.id)
+        return gone
+
     def _record(self, res: lease_obj.Reservation, values: dict,
                 blazar_ids: dict[str, object]) -> str:
         row = self.blazar_db.instance_reservation_create({
@@ -130,7 +174,8 @@ class BlazarReservations:
             'memory_mb': res.memory_mb, 'disk_gb': res.disk_gb,
             'amount': res.amount, 'affinity': res.affinity,
             'resource_properties': values.get('resource_properties') or '',
-            'flavor_id': res.flavor_id})
+            'flavor_id': res.flavor_id,
+            'server_group_id': res.server_group_id})
         self._write_allocations(res, blazar_ids)
         return row['id']
 
@@ -145,10 +190,38 @@ class BlazarReservations:
                 {'compute_host_id': host_id, 'reservation_id': res.id})
 
     def start(self, resource_id: str) -> None:
+        """Inventories on the hosts; the flavor and the server group made
+        again if missing (a lease made before server groups gets its
+        group here)."""
         lease = self._lease_of(resource_id)
         self.workflows.leases.start(lease)
         lease_obj.set_status(self.database, lease.id, models.LEASE_ACTIVE,
                              models.RESERVATION_ACTIVE)
+        self._mirror_group(lease_obj.get(self.database,
+                                         lease.id).reservations[0])
+
+    def _mirror_group(self, res: lease_obj.Reservation) -> None:
+        row = self.blazar_db.reservation_get(res.id)
+        self.blazar_db.instance_reservation_update(
+            row['resource_id'], {'server_group_id': res.server_group_id})
+
+    def ensure_server_groups(self) -> list[str]:
+        """Give each started reservation with an affinity policy a valid
+        server group (leases made before our plugin made groups, groups
+        deleted by hand). :returns: the reservations whose group is new.
+        """
+        changed = []
+        for lease in lease_obj.list_leases(self.database):
+            for res in lease.reservations:
+                if res.status not in lease_obj.STARTED_RESERVATIONS or \
+                        res.affinity is None:
+                    continue
+                group = self.workflows.leases.ensure_server_group(lease, res)
+                if group != res.server_group_id:
+                    self._mirror_group(lease_obj.get(
+                        self.database, lease.id).reservations[0])
+                    changed.append(res.id)
+        return changed
 
     def end(self, resource_id: str) -> None:
         """Servers, inventories, class, flavor, then our rows and Blazar's
@@ -159,7 +232,12 @@ class BlazarReservations:
             LOG.info('Reservation %s: nothing of ours left to end',
                      resource_id)
             return
-        self.workflows.leases.end(lease)
+        kept = self.workflows.leases.end(lease)
+        if kept:
+            # the lease's end kept servers it did not admit
+            blazar_lease = self.blazar_db.reservation_get(
+                lease.reservations[0].id)['lease_id']
+            self.blazar_db.lease_update(blazar_lease, {'degraded': True})
         self._forget(lease, ended=True)
 
     def _forget(self, lease: lease_obj.Lease, ended: bool = False) -> None:
@@ -198,7 +276,7 @@ class BlazarReservations:
         self.blazar_db.instance_reservation_update(row['resource_id'], {
             'vcpus': res.vcpus, 'memory_mb': res.memory_mb,
             'disk_gb': res.disk_gb, 'amount': res.amount,
-            'affinity': res.affinity})
+            'affinity': res.affinity, 'server_group_id': res.server_group_id})
         self._write_allocations(res, self.sync_hosts())
 
     def heal(self, failed_hosts: list, begin: datetime.datetime,

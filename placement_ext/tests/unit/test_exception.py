@@ -33,3 +33,36 @@ class TestShortMessages(testtools.TestCase):
         self.assertEqual('vnf_instance_id', exc.field)
         self.assertLess(len(exc.detail), 2 * exception.MAX_TEXT)
         self.assertIn('is too long', exc.detail)
+
+    def test_a_huge_value_is_shortened_once_and_the_limit_stated(self):
+        # before: "...[53 characters omitted]..." inside the first cut,
+        # and "is too long" without the limit
+        body = {'operation': 'INSTANTIATE', 'vnf_instance_id': 'v',
+                'stack_name': 's' + 'x' * (50 * 2**20), 'placement':
+                {'A': 'AZ-1'}, 'targets': ['A']}
+        exc = self.assertRaises(
+            exception.InvalidInput, validate.validate,
+            operation_schema.OPERATION_REQUEST_V1_0, body, 'request')
+        self.assertEqual('Invalid stack_name: ', exc.detail[:20])
+        self.assertLess(len(exc.detail), 200)
+        for reason, value in (('r' * 50 * 2**20, 'f'),
+                              ('r' * 5000, 'f' * 5000)):
+            exc = exception.InvalidInput(field=value, reason=reason)
+            self.assertLessEqual(len(exc.detail), exception.MAX_TEXT)
+            # once in each value that was too long, never around a cut
+            self.assertEqual(1 + (len(value) > 1),
+                             exc.detail.count('characters omitted'))
+
+    def test_size_limits_are_stated(self):
+        for schema, value, reason in (
+                ({'maxLength': 255}, 'x' * 256,
+                 'is too long: 256 characters, at most 255 allowed'),
+                ({'maxItems': 2}, [1, 2, 3],
+                 'is too long: 3 items, at most 2 allowed'),
+                ({'maxProperties': 1}, {'a': 1, 'b': 2},
+                 'has 2 properties, at most 1 allowed')):
+            exc = self.assertRaises(
+                exception.InvalidInput, validate.validate,
+                {'type': 'object', 'properties': {'v': schema}},
+                {'v': value}, 'doc')
+            self.assertEqual(f'Invalid v: {reason}', exc.detail)

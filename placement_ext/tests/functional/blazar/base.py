@@ -8,6 +8,7 @@ stays, empty, and is reused by the next enrolment.
 """
 
 import configparser
+import contextlib
 import datetime
 import os
 import pathlib
@@ -35,6 +36,8 @@ DATE = '%Y-%m-%d %H:%M'
 class BlazarTestCase(testtools.TestCase):
 
     pool: list[str] = []
+    # hosts of the zone a test class enrols in Blazar
+    POOL_SIZE = 2
 
     def setUp(self):
         super().setUp()
@@ -54,7 +57,8 @@ class BlazarTestCase(testtools.TestCase):
         self.blazar_db = sa.create_engine(self._blazar_url())
         self.addCleanup(self.blazar_db.dispose)
         if not BlazarTestCase.pool:
-            self._enrol([h['host'] for h in self.cloud.zones[self.zone]][:2])
+            self._enrol([h['host'] for h in self.cloud.zones[self.zone]]
+                        [:self.POOL_SIZE])
         self.addCleanup(self._delete_leases)
 
     @classmethod
@@ -96,7 +100,8 @@ class BlazarTestCase(testtools.TestCase):
         for host in cls._admin.host.list():
             if host['hypervisor_hostname'] in cls.pool:
                 cls._admin.host.delete(host['id'])
-        cls.pool = []
+        # the next test class enrols them again
+        BlazarTestCase.pool = []
 
     def blazar_host(self, name):
         """Blazar's record of the host ``name``, or None."""
@@ -138,6 +143,27 @@ class BlazarTestCase(testtools.TestCase):
                 'vcpus': 1, 'memory_mb': 512, 'disk_gb': 1,
                 'affinity': affinity, 'resource_properties': ''}], [])
 
+    def server(self, conn, flavor_id=None, zone=None, hints=None):
+        """Boot one server (the cloud's small flavor by default), wait:
+        (status, compute host, server); deleted at the test's end."""
+        image = conn.image.find_image(cloud_fixture.IMAGE,
+                                      ignore_missing=False)
+        flavor_id = flavor_id or conn.compute.find_flavor(
+            cloud_fixture.FLAVOR, ignore_missing=False).id
+        attrs = {'name': cloud_fixture.unique_name('srv'),
+                 'image_id': image.id, 'flavor_id': flavor_id,
+                 'networks': 'none'}
+        if zone:
+            attrs['availability_zone'] = zone
+        if hints:
+            attrs['scheduler_hints'] = hints
+        server = conn.compute.create_server(**attrs)
+        self.addCleanup(self.cloud.admin.compute.delete_server, server,
+                        ignore_missing=True)
+        server = self.cloud.wait_server(conn, server)
+        host = self.cloud.admin.compute.get_server(server.id).compute_host
+        return server.status, host, server
+
     def refused(self, *args, **kwargs):
         return self.assertRaises(blazar_exc.BlazarClientException,
                                  self.create_lease, *args, **kwargs)
@@ -164,6 +190,20 @@ class BlazarTestCase(testtools.TestCase):
                                              'blazar-manager')
         self.assertEqual(0, result.returncode, result.stderr)
         self.wait_for(self._manager_answers, 'blazar-manager answers')
+
+    @contextlib.contextmanager
+    def manager_plugins(self, plugins):
+        """blazar-manager with other ``[manager] plugins`` for a while
+        (upstream's, to compare)."""
+        override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
+                                'upstream.conf')
+        override.write_text(f'[manager]\nplugins = {plugins}\n')
+        try:
+            self.restart_manager()
+            yield
+        finally:
+            override.unlink()
+            self.restart_manager()
 
     def _manager_answers(self):
         try:

@@ -6,9 +6,7 @@ killed in the middle of a lease start finishes it after its restart, and
 a host deleted from Blazar takes ordinary builds at once and can be
 enrolled again (our ``physical:host`` plugin)."""
 
-import contextlib
 import os
-import pathlib
 import signal
 
 from placement_ext.decision import reservation_names as names
@@ -16,8 +14,7 @@ from placement_ext.tests.functional.blazar import base
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
 
-UPSTREAM = ('[manager]\n'
-            'plugins = placement_ext.host.plugin,virtual.instance.plugin\n')
+UPSTREAM = 'placement_ext.host.plugin,virtual.instance.plugin'
 HOST_RESERVATION = {'resource_type': 'physical:host', 'min': 1, 'max': 1,
                     'hypervisor_properties': '', 'resource_properties': ''}
 _borrowed = test_cloud.CloudReservationTestCase
@@ -132,18 +129,9 @@ class TestBlazarPlugin(base.BlazarTestCase):
             self.assertEqual(2, len(self.admin.lease.list()))
             self._delete_leases()
 
-    @contextlib.contextmanager
     def upstream_plugin(self):
         """blazar-manager with upstream's virtual.instance.plugin."""
-        override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
-                                'upstream.conf')
-        override.write_text(UPSTREAM)
-        try:
-            self.restart_manager()
-            yield
-        finally:
-            override.unlink()
-            self.restart_manager()
+        return self.manager_plugins(UPSTREAM)
 
     def test_manager_killed_mid_start_converges_after_restart(self):
         lease = self.create_lease(cloud_fixture.unique_name('kill'), 2,

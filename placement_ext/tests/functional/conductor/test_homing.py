@@ -4,6 +4,7 @@ real Nova; the realised template deployed by the real Heat spreads its
 servers over hosts; the HAS plan API served by placement-ext-homing-api.
 """
 
+import concurrent.futures
 import os
 import socket
 import subprocess
@@ -119,6 +120,9 @@ class TestHoming(base.ConductorCloudTestCase):
 class TestPlanApi(base.ConductorCloudTestCase):
     """placement-ext-homing-api as operators run it, asked over HTTP."""
 
+    # more configuration for the API process
+    extra_config = ''
+
     def setUp(self):
         super().setUp()
         regions = os.path.join(os.path.dirname(self.config_file),
@@ -129,7 +133,8 @@ class TestPlanApi(base.ConductorCloudTestCase):
         with open(self.config_file, 'a') as stream:
             stream.write(f'\n[homing]\nregions_file = {regions}\n'
                          f'api_port = {self.port}\napi_username = osdf\n'
-                         f'api_password = s3cret\n')
+                         f'api_password = s3cret\napi_client_timeout = 1\n'
+                         f'{self.extra_config}')
         log = open(os.path.join(os.path.dirname(self.config_file),
                                 'api.log'), 'w')
         self.addCleanup(log.close)
@@ -187,6 +192,59 @@ class TestPlanApi(base.ConductorCloudTestCase):
                           for s in plan['recommendations']])
         self.assertEqual(401, requests.get(f'{self.url}/v1/plans/{plan_id}',
                                            timeout=60).status_code)
+
+
+        self._idle_clients_are_closed_and_a_crowd_is_answered()
+
+    def _idle_clients_are_closed_and_a_crowd_is_answered(self):
+        # (in the plan's test: one API process start less)
+        idle = socket.create_connection(('127.0.0.1', self.port), 60)
+        self.addCleanup(idle.close)
+        # api_client_timeout = 1: closed by the server, not held for ever
+        self.assertEqual(b'', idle.recv(1))
+
+        def version(_):
+            return requests.get(f'{self.url}/', auth=('osdf', 's3cret'),
+                                timeout=60).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(50) as pool:
+            self.assertEqual([200] * 50, list(pool.map(version, range(50))))
+
+
+class TestPlanApiKeystoneHung(TestPlanApi):
+    """Keystone accepts connections and never answers: the plan ends at
+    its own timeout, as ``error`` saying so."""
+
+    def setUp(self):
+        self.keystone = socket.socket()
+        self.addCleanup(self.keystone.close)
+        self.keystone.bind(('127.0.0.1', 0))
+        self.keystone.listen(64)  # never accepted: connections hang
+        auth_url = f'http://127.0.0.1:{self.keystone.getsockname()[1]}/v3'
+        self.extra_config = ''.join(
+            f'[{group}]\nauth_url = {auth_url}\n'
+            for group in ('nova', 'placement'))
+        super().setUp()
+
+    def test_post_and_poll_a_plan(self):
+        template = {
+            'homing_template_version': '2017-10-10',
+            'demands': {'vG': [{'inventory_provider': 'aai',
+                                'inventory_type': 'cloud'}]},
+            'constraints': {'fit': {
+                'type': 'vim_fit', 'demands': ['vG'], 'properties': {
+                    'controller': 'multicloud',
+                    'request': {'vCPU': 1, 'Memory': {'quantity': 1,
+                                                      'unit': 'GB'}}}}}}
+        reply = requests.post(f'{self.url}/v1/plans', timeout=60,
+                              auth=('osdf', 's3cret'),
+                              json={'name': 'hung', 'template': template,
+                                    'timeout': 2})
+        self.assertEqual(201, reply.status_code, reply.text)
+        plan = reply.json()['plan']
+        self.assertEqual(('error', "timed out: the plan's timeout of 2 s "
+                                   "passed before every region was read"),
+                         (plan['status'], plan['message']))
 
 
 def _free_port():

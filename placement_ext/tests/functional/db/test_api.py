@@ -1,12 +1,13 @@
-"""``db.api`` transactions, integrity rules, compare-and-swap and
-operation ownership claims on MariaDB and PostgreSQL (the same tests as
-the SQLite unit tests)."""
+"""``db.api`` transactions, integrity rules, compare-and-swap,
+operation ownership claims and stack ownership on MariaDB and
+PostgreSQL (the same tests as the SQLite unit tests)."""
 
 import sqlalchemy as sa
 
 from placement_ext.tests.unit.db import test_api as unit
 from placement_ext.tests.unit.db import test_limits as limits
 from placement_ext.tests.unit.objects import test_operation_owner as owner
+from placement_ext.tests.unit.objects import test_operation_stack as stack
 
 
 class TestDatabaseMySQL(unit.TestDatabase):
@@ -47,6 +48,14 @@ class TestOwnershipMySQL(owner.TestOwnership):
 
 
 class TestOwnershipPostgreSQL(owner.TestOwnership):
+    BACKEND = 'postgresql'
+
+
+class TestStackOwnershipMySQL(stack.TestStackOwnership):
+    BACKEND = 'mysql'
+
+
+class TestStackOwnershipPostgreSQL(stack.TestStackOwnership):
     BACKEND = 'postgresql'
 
 

@@ -61,11 +61,15 @@ class ReservationTestCase(testtools.TestCase):
             placement_fixture.PlacementServer(self.PLACEMENT_BACKEND))
         self.client = self.placement_server.client()
         self.nova = fakes.FakeNova(self.client)
-        self.database = db_fixture.use_database(self, self.BACKEND)
+        self.database = self.use_database()
         self.db = self.database.db
         self.clock = Clock()
         self.res = self.manager()
         self.computes = {}
+
+    def use_database(self) -> db_fixture.Database:
+        """The managers' database (the HA tests use a Galera cluster)."""
+        return db_fixture.use_database(self, self.BACKEND)
 
     def manager(self, database=None) -> reservations.Reservations:
         """A manager's workflows, with a Placement client of its own."""

@@ -1,8 +1,11 @@
 """Lease create, start, end and delete on a real Placement (Nova faked)."""
 
+import fixtures
+
 from placement_ext import exception
 from placement_ext.db import models
 from placement_ext.decision import reservation_names as names
+from placement_ext.manager import capacity_inputs
 from placement_ext.objects import host as host_obj
 from placement_ext.tests.functional.placement import base as pbase
 from placement_ext.tests.functional.reservation import base
@@ -96,6 +99,23 @@ class TestCreate(base.ReservationTestCase):
         route = 'GET /resource_providers/{uuid}/%s'
         self.assertEqual(1, calls[route % 'inventories'])
         self.assertEqual(2, calls[route % 'usages'])
+
+    def test_changed_hosts_from_one_bulk_read(self):
+        # every changed host counts as many: the pool is read in one call
+        self.useFixture(fixtures.MockPatchObject(
+            capacity_inputs, 'READ_ONE_BY_ONE_MAX', 0))
+        calls = self.res.placement.client.calls
+        self.create_lease(name='a', amount=1)     # no kept view yet
+        pbase.allocate(self.client, {self.computes['cn1']: {
+            'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 1}})
+        pbase.allocate(self.client, {self.computes['cn2']: {'VCPU': 1}})
+        calls.clear()
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='c', amount=5)
+        # 8 slots - 1 held - 3 vCPU on cn1 - 1 vCPU on cn2
+        self.assertIn('needs 5 free slots; the 2 hosts have 3', exc.detail)
+        self.assertEqual(1, calls['GET /allocation_candidates?member_of'])
+        self.assertNotIn('GET /resource_providers/{uuid}/usages', calls)
 
     def test_another_manager_uses_the_kept_views(self):
         self.create_lease(name='a', amount=1)

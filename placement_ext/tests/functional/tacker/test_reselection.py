@@ -7,8 +7,15 @@ so Tacker's first stack create fails there and
 with a zone affinity rule, VDU2 x2 with a zone anti-affinity rule.
 """
 
+import configparser
+import pathlib
+
+import requests
+
 from placement_ext.db import models
 from placement_ext.demo import tacker_api
+from placement_ext.objects import nfvo as nfvo_obj
+from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 
 
@@ -116,3 +123,26 @@ class TestWithOurNfvoInFrontOfTacker(base.TackerTestCase):
         self.assertEqual(1, tacker_api.heat_attempts(self.cloud.admin,
                                                      inst_id))
         self.assertEqual([], self.operations(inst_id))
+
+        # the Grant is in the database, and served after a restart of
+        # placement-ext-nfvo (as by any other process on that database)
+        [given] = nfvo_obj.grants_for(self.db, inst_id)
+        self.assertEqual('INSTANTIATE', given['operation'])
+        result = fixture.run_minicloud('addon', 'restart', 'tacker',
+                                       'placement-ext-nfvo', timeout=300)
+        self.assertEqual(0, result.returncode, result.stdout)
+        url = self.addon['urls']['nfvo']
+        reply = requests.get(f'{url}/grant/v1/grants/{given["id"]}',
+                             headers=self._nfvo_token(url), timeout=60)
+        self.assertEqual((200, given['grant']), (reply.status_code,
+                                                 reply.json()))
+
+    def _nfvo_token(self, url):
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(pathlib.Path(self.addon['etc'], 'nfvo.conf'))
+        client = parser['nfvo_api']
+        reply = requests.post(f'{url}/token', timeout=60, auth=(
+            client['client_id'], client['client_secret']),
+            data={'grant_type': 'client_credentials'})
+        reply.raise_for_status()
+        return {'Authorization': f'Bearer {reply.json()["access_token"]}'}

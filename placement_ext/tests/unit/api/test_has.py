@@ -60,8 +60,9 @@ class ApiTestCase(testtools.TestCase):
         self.clients = test_homing.FakeClients()
         self.app = has.PlanApp(self.database.db, self.solve)
 
-    def solve(self, template, limit):
-        return homing.solve_plan(self.conf, template, limit, self.clients)
+    def solve(self, template, limit, deadline=None):
+        return homing.solve_plan(self.conf, template, limit, self.clients,
+                                 deadline)
 
     def call(self, method, path, body=None, headers=None, app=None):
         raw = body if isinstance(body, bytes) else \
@@ -154,7 +155,7 @@ class TestPlans(ApiTestCase):
         self.assertEqual('v1', body['versions'][0]['id'])
 
     def test_an_unexpected_solver_failure_ends_the_plan(self):
-        def broken(template, limit):
+        def broken(template, limit, deadline):
             raise KeyError('boom')
 
         app = has.PlanApp(self.database.db, broken)

@@ -1,13 +1,17 @@
-"""The SOL 003 NFVO interfaces of placement-ext-nfvo, as WSGI calls."""
+"""The SOL 003 NFVO interfaces of placement-ext-nfvo, as WSGI calls,
+with tokens and Grants in a real (SQLite) database."""
 
 import base64
 import io
 import json
+import urllib.parse
 
 import testtools
+from oslo_utils import fixture as utils_fixture
 
 from placement_ext import exception
 from placement_ext.api import nfvo
+from placement_ext.tests.fixtures import database as db_fixture
 
 CLIENT = ('vnfm', 's3cret')
 REQUEST = {
@@ -39,10 +43,14 @@ class TestNfvoApp(testtools.TestCase):
         super().setUp()
         self.decided = []
         self.refuse = None
-        self.now = 1000.0
-        self.app = nfvo.NfvoApp(self._decide, FakePackages(),
-                                client_id=CLIENT[0], client_secret=CLIENT[1],
-                                token_lifetime=60, clock=lambda: self.now)
+        self.clock = self.useFixture(utils_fixture.TimeFixture())
+        self.database = self.useFixture(db_fixture.Database()).db
+        self.app = self.make_app()
+
+    def make_app(self):
+        return nfvo.NfvoApp(self._decide, FakePackages(), self.database,
+                            client_id=CLIENT[0], client_secret=CLIENT[1],
+                            token_lifetime=60)
 
     def _decide(self, request, grant_id, href):
         if self.refuse:
@@ -53,7 +61,8 @@ class TestNfvoApp(testtools.TestCase):
     def call(self, method, path, body=b'', headers=None):
         environ = {'REQUEST_METHOD': method, 'PATH_INFO': path,
                    'CONTENT_LENGTH': str(len(body)),
-                   'wsgi.input': io.BytesIO(body)}
+                   'wsgi.input': io.BytesIO(body),
+                   'wsgi.url_scheme': 'http', 'HTTP_HOST': 'nfvo:9891'}
         for name, value in (headers or {}).items():
             environ['HTTP_' + name.upper().replace('-', '_')] = value
         out = {}
@@ -102,7 +111,7 @@ class TestNfvoApp(testtools.TestCase):
         self.assertEqual('application/problem+json', headers['Content-Type'])
         self.assertEqual(401, body['status'])
         auth = self.bearer()
-        self.now += 61
+        self.clock.advance_time_seconds(61)
         status, _, _ = self.call('POST', nfvo.GRANTS,
                                  json.dumps(REQUEST).encode(), auth)
         self.assertEqual(401, status)
@@ -112,9 +121,11 @@ class TestNfvoApp(testtools.TestCase):
         status, headers, grant = self.call(
             'POST', nfvo.GRANTS, json.dumps(REQUEST).encode(), auth)
         self.assertEqual(201, status)
-        self.assertEqual(f'{nfvo.GRANTS}/{grant["id"]}', headers['Location'])
+        self.assertEqual(f'http://nfvo:9891{nfvo.GRANTS}/{grant["id"]}',
+                         headers['Location'])
         self.assertEqual('vnfd-1', self.decided[0].vnfd_id)
-        status, _, again = self.call('GET', headers['Location'], b'', auth)
+        status, _, again = self.call(
+            'GET', urllib.parse.urlsplit(headers['Location']).path, b'', auth)
         self.assertEqual((200, grant), (status, again))
 
     def test_a_refusal_is_403_problem_details(self):

@@ -28,3 +28,12 @@ class CliTestCase(testtools.TestCase):
         """``placement-ext --config-file <ours> ARGV``; its exit status."""
         return shell.PlacementExtApp().run(
             ['--config-file', self._config(config), *argv])
+
+
+class NoEmbeddedServices(fixtures.Fixture):
+    """fake:// without the services the CLI would embed: every call goes
+    unanswered, as with a stopped or killed service."""
+
+    def _setUp(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'placement_ext.rpc.is_in_process', lambda conf: False))

@@ -20,6 +20,7 @@ from placement_ext.decision import homing as decision
 from placement_ext.drivers.placement import driver as placement_driver
 from placement_ext.schemas import homing as schema
 from placement_ext.tests.unit.cli import test_reselection as base
+from placement_ext.tests.unit.decision import test_has_plan
 from placement_ext.tests.unit.decision import test_intent_realization as ir
 
 FLAVOR = {'name': 'm1.small', 'id': 'f1', 'vcpus': 2, 'ram': 2048,
@@ -57,9 +58,16 @@ class FakePlacement:
 class FakeClients:
     """RegionOne: AZ-1 takes 1 more, AZ-2 takes 5; quota allows 4."""
 
-    def __init__(self, unreachable=()):
+    def __init__(self, unreachable=(), account_error=None):
         self.unreachable = unreachable
+        self.account_error = account_error
         self.built = []
+        self.authentications = 0
+
+    def authenticate(self):
+        self.authentications += 1
+        if self.account_error:
+            raise self.account_error
 
     def nova(self, region):
         self._check(region)
@@ -336,3 +344,70 @@ class TestConductorMethods(ServiceTestCase):
             oslo_messaging.ExpectedException, self.conductor.realize_intent,
             self.context, policy={}, template='not a template')
         self.assertEqual('template', error.exc_info[1].field)
+
+
+class TestLimits(ServiceTestCase):
+    """Keystone down, too many candidates or demands, a plan's deadline."""
+
+    def test_keystone_down_drops_every_region_at_once_logged_once(self):
+        logs = self.useFixture(fixtures.FakeLogger(
+            name='placement_ext.conductor.homing_inputs'))
+        candidates = [{'cloud_owner': 'Owner', 'region_id': f'Region{n}',
+                       'cloud_type': 'OpenStack', 'latitude': 0.0,
+                       'longitude': 0.0} for n in range(10_000)]
+        clients = FakeClients(account_error=exception.ServiceUnavailable(
+            service='keystone', reason='connection refused'))
+        error = self.assertRaises(
+            exception.NoRegion, homing.select, self.make_conf(),
+            selection_request(candidates=candidates), clients)
+        self.assertIn('Owner_Region9999: capacity: 2 instance(s) needed, '
+                      'capacity unknown: keystone is unavailable',
+                      error.detail)
+        # one authentication, no region read, two log lines in all
+        self.assertEqual((1, []), (clients.authentications, clients.built))
+        lines = logs.output.splitlines()
+        self.assertEqual(2, len(lines), lines[:3])
+        self.assertIn('Capacity of 10000 regions unknown: keystone is '
+                      'unavailable', lines[1])
+
+    def test_too_many_candidates_are_refused(self):
+        error = self.assertRaises(
+            exception.InvalidInput, homing.select,
+            self.make_conf(max_candidates=3), selection_request(),
+            FakeClients())
+        self.assertEqual('candidates', error.field)
+        self.assertIn('has 4 candidate regions; at most 3 are accepted '
+                      '([homing] max_candidates)', error.detail)
+
+    def test_a_plan_of_too_many_demands_is_refused(self):
+        template = {'demands': {'a': [], 'b': []}}
+        conf = self.make_conf(max_plan_demands=1,
+                              regions_file=self._regions(1))
+        error = self.assertRaises(exception.InvalidInput, homing.solve_plan,
+                                  conf, template, 1, FakeClients())
+        self.assertEqual('template.demands', error.field)
+
+    def test_a_regions_file_above_the_cap_is_refused(self):
+        conf = self.make_conf(max_candidates=2,
+                              regions_file=self._regions(3))
+        error = self.assertRaises(exception.InvalidInput, homing.regions,
+                                  conf)
+        self.assertEqual('[homing] regions_file', error.field)
+
+    def test_a_plan_past_its_deadline_reads_nothing_and_is_an_error(self):
+        clients = FakeClients()
+        conf = self.make_conf(regions_file=self._regions(3))
+        answer = homing.solve_plan(conf, test_has_plan.TEMPLATE, 1, clients,
+                                   deadline=0.0)
+        self.assertEqual('error', answer['status'])
+        self.assertIn('timed out', answer['message'])
+        self.assertEqual([], clients.built)
+
+    def _regions(self, count):
+        path = self.useFixture(fixtures.TempDir()).join('regions.yaml')
+        with open(path, 'w') as stream:
+            yaml.safe_dump([{'cloud_owner': 'Owner', 'region_id': f'R{n}',
+                             'cloud_type': 'OpenStack', 'latitude': 0.0,
+                             'longitude': 0.0} for n in range(count)],
+                           stream)
+        return path

@@ -186,3 +186,33 @@ class TestTranslate(base.CliTestCase):
         command, _, _ = shell.PlacementExtApp().command_manager.find_command(
             ['vnfd', 'translate'])
         self.assertIs(vnfd_cli.Translate, command)
+
+
+class TestCaps(TestTranslate):
+    """A 60 MB VNFD with 700,000 VDUs ran for over 400 s: the size and
+    the VDU count are capped (--max-size, --max-vdus), with a clear
+    error before any translation."""
+
+    def test_too_many_vdus(self):
+        # the example has two VDUs
+        self.assertEqual((2, '', (
+            f"ERROR placement_ext.input.invalid: Invalid VNFD: {VNFD!r} has "
+            f"2 VDUs, more than the 1 accepted (--max-vdus)\n")),
+            self.translate('--max-vdus', '1'))
+        self.assertEqual(0, self.translate('--max-vdus', '2')[0])
+
+    def test_too_large(self):
+        size = os.path.getsize(VNFD)
+        self.assertEqual((2, '', (
+            f"ERROR placement_ext.input.invalid: Invalid VNFD: {VNFD!r} is "
+            f"larger than the {size - 1} bytes accepted\n")),
+            self.translate('--max-size', str(size - 1)))
+        self.assertEqual(0, self.translate('--max-size', str(size))[0])
+
+    def test_grant_request_has_the_same_caps(self):
+        status, _, err = self.run_cli(
+            'grant', 'request', '--vnfd', VNFD, '--operation', 'INSTANTIATE',
+            '--vnf-instance', 'v1', '--max-vdus', '1')
+        self.assertEqual(2, status)
+        self.assertIn('Invalid --vnfd: ', err)
+        self.assertIn('--max-vdus', err)

@@ -183,6 +183,30 @@ class TestLifecycleRunner(testtools.TestCase):
         self.assertEqual([models.OUTCOME_ERROR],
                          [a.outcome for a in op.attempts])
 
+    def test_retry_after_an_error_sends_the_placement_again(self):
+        # the stack exists when the retry runs (the error came after the
+        # create was sent): the retry completed nothing before, failing
+        # with "no attempt in flight"
+        heat = fakes.FakeHeat({'AZ-1': 1, 'AZ-2': 1})
+        wait = heat.wait
+
+        def timed_out(*args, **kwargs):
+            raise exception.ServiceUnavailable(service='Heat',
+                                               reason='timed out')
+        heat.wait = timed_out
+        op = self._run_on(heat, request())
+        self.assertEqual(models.STATE_FAILED_TEMP, op.state)
+        heat.wait = wait
+        op_obj.retry(self.db, op)
+        op = lifecycle.LifecycleRunner(
+            self.db, heat, fakes.FakeZones(ZONES, heat), lifecycle.Settings(
+                capacity_error=re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)),
+        ).run(op.id)
+        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual([models.OUTCOME_ERROR, models.OUTCOME_SUCCESS],
+                         [a.outcome for a in op.attempts])
+        self.assertEqual(op.attempts[0].zone, op.attempts[1].zone)
+
     def test_check_stack_exists_refuses_an_unknown_stack(self):
         runner = lifecycle.LifecycleRunner(
             self.db, fakes.FakeHeat({}), None, lifecycle.Settings(

@@ -4,6 +4,7 @@
 on a SQLite file and the functional suite on MariaDB and PostgreSQL.
 """
 
+import datetime
 import os
 import subprocess
 import sys
@@ -84,6 +85,29 @@ class MigrationChecks(test_migrations.ModelsMigrationsSync):
         migration.downgrade(self.conf, 'base', database=self.database.db)
         self.assertIsNone(self._version())
         self.assertEqual({'alembic_version'}, self._tables())
+
+    def test_stacks_are_filled_from_the_operations(self):
+        # the latest operation on each stack names its VNF instance
+        migration.upgrade(self.conf, '6e2c4a8b1f53',
+                          database=self.database.db)
+        rows = [('op-1', 'vnf-a', 's1', 1), ('op-2', 'vnf-a', 's1', 2),
+                ('op-3', 'vnf-b', 's2', 3), ('op-4', 'vnf-c', None, 4)]
+        table = models.Operation.__table__
+        with self.get_engine().begin() as connection:
+            for op_id, vnf, stack, second in rows:
+                params = {'stack_name': stack} if stack else {}
+                connection.execute(table.insert().values(
+                    id=op_id, vnf_instance_id=vnf, operation='INSTANTIATE',
+                    state='COMPLETED', params=params, placement={},
+                    generation=0, state_entered_at=models.utcnow(),
+                    created_at=datetime.datetime(2026, 1, 1, 0, 0, second)))
+        migration.upgrade(self.conf, database=self.database.db)
+        with self.get_engine().connect() as connection:
+            stacks = connection.execute(sa.select(
+                models.Stack.name, models.Stack.vnf_instance_id,
+                models.Stack.operation_id).order_by(models.Stack.name))
+            self.assertEqual([('s1', 'vnf-a', 'op-2'),
+                              ('s2', 'vnf-b', 'op-3')], list(stacks))
 
     def test_every_constraint_and_index_is_named(self):
         self.db_sync(self.get_engine())

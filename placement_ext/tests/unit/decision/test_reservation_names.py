@@ -57,7 +57,18 @@ class TestFlavor(testtools.TestCase):
     def test_flavor(self):
         self.assertEqual('reservation:' + RID,
                          names.flavor_name_for(RID.upper()))
-        self.assertEqual({'resources:' + RC: '1'},
-                         names.flavor_extra_specs(RID))
+        self.assertEqual({'resources:' + RC: '1',
+                          'aggregate_instance_extra_specs:reservation': RID},
+                         names.flavor_extra_specs(RID.upper()))
         self.assertRaises(exception.InvalidInput, names.flavor_name_for,
                           'not-a-uuid')
+
+
+class TestServerGroup(testtools.TestCase):
+
+    def test_name_and_policy(self):
+        self.assertEqual('reservation:' + RID,
+                         names.server_group_name_for(RID.upper()))
+        self.assertEqual(
+            ['affinity', 'anti-affinity', None],
+            [names.server_group_policy(a) for a in (True, False, None)])

@@ -84,4 +84,9 @@ class TestWaitSettled(testtools.TestCase):
         driver._client.resources.list.side_effect = [[busy], [busy], [done]]
         driver.wait_settled('s1', 60)
         self.assertEqual(3, driver._client.resources.list.call_count)
-        self.assertEqual(4.0, now[0])
+        self.assertEqual(0.25 + 0.5, now[0])   # soon after they settle
+
+    def test_backoff_doubles_up_to_the_poll_interval(self):
+        intervals = heat.backoff(0.25, 2.0)
+        self.assertEqual([0.25, 0.5, 1.0, 2.0, 2.0],
+                         [next(intervals) for _ in range(5)])

@@ -14,6 +14,8 @@ import types
 import uuid
 
 from placement_ext import exception
+from placement_ext.decision import lease_servers
+from placement_ext.drivers import nova as nova_driver
 
 V_ALLOC = (1, 39)
 V_AGGREGATES = (1, 19)
@@ -26,6 +28,8 @@ class FakeNova:
         self.aggregates = {}      # name -> SimpleNamespace
         self.flavors = {}         # id -> dict(name, sizes, specs, access)
         self.servers = {}         # id -> dict(flavor, project, host)
+        self.server_groups = {}   # id -> ServerGroup
+        self.group_projects = {}  # id -> project it was made in
         self.calls = collections.Counter()
         self.fail = {}            # method name -> exception to raise once
         self._lock = threading.RLock()
@@ -183,8 +187,50 @@ class FakeNova:
         self._count('servers_with_flavor')
         if flavor_id not in self.flavors:
             return []   # Nova: an unknown flavor filter matches nothing
-        return sorted(sid for sid, s in self.servers.items()
-                      if s['flavor'] == flavor_id)
+        return [self._server(sid) for sid in sorted(self.servers)
+                if self.servers[sid]['flavor'] == flavor_id]
+
+    def servers_by_id(self, server_ids):
+        self._count('servers_by_id')
+        return [self._server(sid) for sid in sorted(set(server_ids))
+                if sid in self.servers]
+
+    def _server(self, server_id):
+        server = self.servers[server_id]
+        flavor = self.flavors.get(server['flavor'], {})
+        return lease_servers.Server(
+            server_id, server['project'],
+            server.get('flavor_name', flavor.get('name')), server['host'])
+
+    # server groups (``project_id``: the project they were made in)
+    def server_group(self, group_id):
+        self._count('server_group')
+        return self.server_groups.get(group_id)
+
+    def ensure_server_group(self, name, policy, exclude=(),
+                            project_id='service'):
+        self._count('ensure_server_group')
+        with self._lock:
+            for gid, group in self.server_groups.items():
+                if (group.name, group.policy) == (name, policy) and \
+                        self.group_projects[gid] == project_id and \
+                        gid not in exclude:
+                    return group
+            group = nova_driver.ServerGroup(str(uuid.uuid4()), name, policy,
+                                            ())
+            self.server_groups[group.id] = group
+            self.group_projects[group.id] = project_id
+            return group
+
+    def add_member(self, group_id, server_id):
+        group = self.server_groups[group_id]
+        self.server_groups[group_id] = nova_driver.ServerGroup(
+            group.id, group.name, group.policy, (*group.members, server_id))
+
+    def delete_server_group(self, group_id):
+        self._count('delete_server_group')
+        with self._lock:
+            self.server_groups.pop(group_id, None)
 
     def delete_servers(self, server_ids, *, timeout, interval,
                        progress=None):
@@ -199,3 +245,4 @@ class FakeNova:
                     ok=(204, 404))
         if progress is not None:
             progress()
+

@@ -1,8 +1,11 @@
 """From Placement's answers (read now or kept) to the decision's inputs."""
 
 import datetime
+import threading
+import time
 import types
 
+import fixtures
 import testtools
 
 from placement_ext.drivers.placement import client as pclient
@@ -67,6 +70,14 @@ class TestHostUsage(testtools.TestCase):
         self.assertEqual({'member_of': 'agg'}, adapter.sent[-1].params)
 
 
+def enrol(db, count, first=0):
+    """Hosts cn<first>.. with compute node providers rp-<first>.."""
+    return [host_obj.create(
+        db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
+        availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
+        compute_provider_uuid=f'rp-{i}') for i in range(first, first + count)]
+
+
 class FakeReads:
     """The two reads current_usages makes, counted."""
 
@@ -88,10 +99,7 @@ class TestCurrentUsages(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
-        self.hosts = [host_obj.create(
-            self.db, hypervisor_hostname=f'cn{i}', service_name=f'cn{i}',
-            availability_zone='nova', vcpus=8, memory_mb=1024, local_gb=10,
-            compute_provider_uuid=f'rp-{i}') for i in range(3)]
+        self.hosts = enrol(self.db, 3)
         self.views = {}
 
     def usages(self, reads, views=None):
@@ -193,6 +201,43 @@ class TestCurrentUsages(testtools.TestCase):
                          [h.id for h in seen.hosts])
         self.assertEqual({h.id for h in seen.hosts}, set(seen.usages))
 
+    def test_concurrent_creates_of_one_manager_see_every_host(self):
+        """A manager serves several lease creates at once (RPC threads):
+        each sees every reservable host, however the loads interleave
+        (one saw none, "no reservable host", under 8 threads)."""
+        reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
+        views = inputs.HostViews(reads, self.db)
+        real_get_many = host_obj.get_many
+        real_known = host_obj.known_usages
+
+        def slow(real):
+            def wrapper(*args, **kwargs):
+                time.sleep(0.02)
+                return real(*args, **kwargs)
+            return wrapper
+
+        self.patch(host_obj, 'get_many', slow(real_get_many))
+        self.patch(host_obj, 'known_usages', slow(real_known))
+        seen, errors = [], []
+
+        def create():
+            try:
+                for _ in range(5):
+                    current = views.current('agg')
+                    seen.append(([h.id for h in current.hosts],
+                                 sorted(current.usages)))
+            except Exception as exc:   # noqa: BLE001 - asserted below
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=create) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([], errors)
+        ids = [h.id for h in self.hosts]
+        self.assertEqual([(ids, ids)] * 40, seen)
+
     def test_decision_inputs(self):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
         usage = rp.HostUsage({'VCPU': {'total': 4}}, {'VCPU': 3}, {RC: 2},
@@ -207,3 +252,139 @@ class TestCurrentUsages(testtools.TestCase):
         self.assertEqual(('r1', 'cn1', 3, 2),
                          (slots.reservation_id, slots.host, slots.slots,
                           slots.running))
+
+
+class TestPoolUsages(testtools.TestCase):
+
+    def test_compute_nodes_and_their_reservation_usage_in_one_call(self):
+        summary = {
+            fakes.CN1: {'resources': {
+                'VCPU': {'capacity': 32, 'used': 3},
+                'CUSTOM_X': {'capacity': 1, 'used': 1}},
+                'root_provider_uuid': fakes.CN1},
+            CHILD: {'resources': {RC: {'capacity': 4, 'used': 2},
+                                  'VCPU': {'capacity': 9, 'used': 9}},
+                    'root_provider_uuid': fakes.CN1,
+                    'parent_provider_uuid': fakes.CN1}}
+        reads, adapter = _reads({('GET', '/allocation_candidates'): (200, {
+            'allocation_requests': [], 'provider_summaries': summary})})
+        self.assertEqual(
+            {fakes.CN1: rp.PoolUsage({'VCPU': 32}, {'VCPU': 3}, {RC: 2})},
+            reads.pool_usages('agg'))
+        self.assertEqual({'resources': 'MEMORY_MB:1', 'member_of': 'agg'},
+                         adapter.sent[-1].params)
+
+
+class BulkReads(FakeReads):
+    """FakeReads with the bulk read: ``pool`` compute UUID -> tree."""
+
+    def __init__(self, generations, pool):
+        super().__init__(generations)
+        self.pool = pool
+        self.bulk = 0
+
+    def pool_usages(self, aggregate_uuid):
+        self.bulk += 1
+        return dict(self.pool)
+
+
+class TestManyChangedHosts(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(db_fixture.Database()).db
+        self.hosts = enrol(self.db, 3)
+        tree = rp.PoolUsage({'VCPU': 32}, {'VCPU': 5}, {RC: 1})
+        self.reads = BulkReads({f'rp-{i}': 1 for i in range(3)},
+                               {f'rp-{i}': tree for i in range(3)})
+        self.views = inputs.HostViews(self.reads, self.db)
+        self.views.current('agg')           # every view kept, read alone
+        self.reads.read.clear()
+        self.useFixture(fixtures.MockPatchObject(
+            inputs, 'READ_ONE_BY_ONE_MAX', 1))
+
+    def test_changed_hosts_come_from_one_bulk_read(self):
+        self.reads.generations = {f'rp-{i}': 2 for i in range(3)}
+        seen = self.views.current('agg')
+        self.assertEqual(([], 1), (self.reads.read, self.reads.bulk))
+        usage = seen.usages[self.hosts[0].id]
+        self.assertEqual(({'VCPU': VCPU}, {'VCPU': 5}, {RC: 1}),
+                         (usage.inventories, usage.usages,
+                          usage.reservation_usages))
+        # stored at the listed generation: the next lease reads nothing
+        self.views.current('agg')
+        self.assertEqual(([], 1), (self.reads.read, self.reads.bulk))
+
+    def test_a_moved_capacity_or_a_missing_tree_is_read_alone(self):
+        self.reads.generations = {f'rp-{i}': 2 for i in range(3)}
+        self.reads.pool['rp-1'] = rp.PoolUsage({'VCPU': 64}, {}, {})
+        del self.reads.pool['rp-2']
+        self.views.current('agg')
+        self.assertEqual((['rp-1', 'rp-2'], 1),
+                         (self.reads.read, self.reads.bulk))
+
+    def test_hosts_without_a_kept_view_get_inventories_from_capacities(
+            self):
+        host_obj.forget_usages(self.db, [h.id for h in self.hosts])
+        seen = self.views.current('agg')
+        self.assertEqual(([], 1), (self.reads.read, self.reads.bulk))
+        usage = seen.usages[self.hosts[0].id]
+        # capacity 32 as Placement says; at most the host's 8 vCPUs each
+        self.assertEqual({'VCPU': {
+            'total': 32, 'reserved': 0, 'allocation_ratio': 1.0,
+            'min_unit': 1, 'max_unit': 8, 'step_size': 1}},
+            usage.inventories)
+        (host, *_rest) = self.views.decision_hosts(self.hosts, seen.usages)
+        self.assertEqual((32, False, True),
+                         (host.vcpus.capacity, host.vcpus.accepts(9),
+                          host.vcpus.accepts(8)))
+
+    def test_few_changed_hosts_are_read_alone(self):
+        self.reads.generations['rp-0'] = 2
+        self.views.current('agg')
+        self.assertEqual((['rp-0'], 0), (self.reads.read, self.reads.bulk))
+
+
+class TestStampsFingerprint(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(db_fixture.Database()).db
+        (self.host,) = enrol(self.db, 1)
+
+    def moved(self, change):
+        before = host_obj.stamps_fingerprint(self.db)
+        change()
+        return before != host_obj.stamps_fingerprint(self.db)
+
+    def test_nothing_changed(self):
+        self.assertFalse(self.moved(lambda: None))
+
+    def test_every_change_of_a_stamp_moves_it(self):
+        view = host_obj.KnownUsage(1, {'VCPU': VCPU}, {}, {})
+        for change in (
+                lambda: host_obj.set_reservation_provider(
+                    self.db, self.host, CHILD),
+                lambda: host_obj.remember_usages(self.db,
+                                                 {self.host.id: view}),
+                lambda: host_obj.forget_usages(self.db, [self.host.id]),
+                lambda: enrol(self.db, 1, first=1),
+                lambda: host_obj.retire(self.db,
+                                        host_obj.get(self.db, self.host.id))):
+            self.assertTrue(self.moved(change))
+
+    def test_stamps_are_read_again_only_when_it_moved(self):
+        reads = FakeReads({'rp-0': 1})
+        views = inputs.HostViews(reads, self.db)
+        real = host_obj.reservable_stamps
+        calls = []
+
+        def counted(database):
+            calls.append(1)
+            return real(database)
+
+        self.patch(host_obj, 'reservable_stamps', counted)
+        views.current('agg')    # first read, then the view is stored
+        views.current('agg')    # the view stored moved it
+        views.current('agg')
+        self.assertEqual(2, len(calls))

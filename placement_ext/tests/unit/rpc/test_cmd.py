@@ -94,6 +94,21 @@ class TestBadConfiguration(testtools.TestCase):
             self.assertIn(reason, self.stderr.getvalue())
             self.assertEqual(1, len(self.stderr.getvalue().splitlines()))
 
+    def test_non_utf8_file_of_a_config_dir_is_named(self):
+        directory = os.path.join(self.tmp, 'conf.d')
+        os.mkdir(directory)
+        bad = os.path.join(directory, '50-latin1.conf')
+        with open(bad, 'wb') as f:
+            f.write(b'[DEFAULT]\nhost = caf\xe9\n')
+
+        self.assertEqual(1, conductor_cmd.main(
+            ['--config-file', self._config(), f'--config-dir={directory}']))
+
+        self.assertEqual(
+            f'placement-ext-conductor: Invalid --config-dir: {bad}: not '
+            f'UTF-8 text (invalid continuation byte at byte 20)\n',
+            self.stderr.getvalue())
+
     def test_unknown_transport(self):
         path = self._config('transport_url = carrier-pigeon://loft\n')
 

@@ -1,6 +1,7 @@
 import testtools
 from jsonschema import exceptions as js_exceptions
 
+from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import validation
 
@@ -37,6 +38,13 @@ class TestSchemaDecorator(testtools.TestCase):
         self.assertEqual(
             {'name': 'a', 'count': 2, 'hosts': [{'id': 'h1'}]},
             Endpoint().create(None, name='a', count=2, hosts=[{'id': 'h1'}]))
+
+    def test_the_context_is_checked_too(self):
+        # its request id is stored in a 255-character column
+        context = pe_context.RequestContext(request_id='r' * 10_004)
+        exc = self.assertRaises(exception.InvalidInput, Endpoint().create,
+                                context, name='a')
+        self.assertEqual('context.request_id', exc.field)
 
     def test_defaults_need_not_be_sent(self):
         self.assertEqual({'name': 'a', 'count': 1, 'hosts': []},

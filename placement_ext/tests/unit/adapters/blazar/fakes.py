@@ -42,9 +42,12 @@ class FakeBlazarDB:
                 if all(r[k] == v for k, v in kwargs.items())]
 
     def reservation_get(self, reservation_id):
-        row = next(r for r in self.instance_reservations.values()
-                   if r['reservation_id'] == reservation_id)
-        return {'id': reservation_id, 'resource_id': row['id']}
+        row = next((r for r in self.instance_reservations.values()
+                    if r['reservation_id'] == reservation_id), None)
+        if row is None:
+            return None
+        return {'id': reservation_id, 'resource_id': row['id'],
+                'lease_id': 'blazar-lease'}
 
     def host_allocation_create(self, values):
         if self.fail_allocation is not None:

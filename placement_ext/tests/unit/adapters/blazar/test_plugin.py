@@ -37,7 +37,8 @@ def fake_blazar(db):
     imports."""
     errors = {name: type(name, (_BlazarError,), {}) for name in (
         'InvalidInput', 'NotFound', 'NotEnoughHostsAvailable',
-        'CantUpdateParameter')}
+        'CantUpdateParameter', 'AggregateNotFound',
+        'ServerDeletionTimeout')}
     ctx = types.SimpleNamespace(project_id='p1', user_id='u1')
     modules = {
         'blazar': types.ModuleType('blazar'),
@@ -54,7 +55,16 @@ def fake_blazar(db):
         'blazar.plugins.oshosts': types.SimpleNamespace(),
         'blazar.plugins.oshosts.host_plugin': types.SimpleNamespace(
             PhysicalHostMonitorPlugin=_Monitor),
+        'blazar.utils': types.SimpleNamespace(),
+        'blazar.utils.trusts': types.SimpleNamespace(),
+        'blazar.utils.openstack': types.SimpleNamespace(),
+        'blazar.utils.openstack.nova': types.SimpleNamespace(
+            ReservationPool=lambda: None),
     }
+    modules['blazar.utils'].openstack = modules['blazar.utils.openstack']
+    modules['blazar.utils'].trusts = modules['blazar.utils.trusts']
+    modules['blazar.utils.openstack'].nova = modules[
+        'blazar.utils.openstack.nova']
     modules['blazar.db'].utils = modules['blazar.db.utils']
     modules['blazar.plugins'].base = modules['blazar.plugins.base']
     modules['blazar.plugins.oshosts'].host_plugin = modules[

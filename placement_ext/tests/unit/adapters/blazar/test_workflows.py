@@ -92,6 +92,14 @@ class FakeLeases:
 
     def end(self, lease):
         self.calls.append(('end', lease.id))
+        return self.kept
+
+    kept = []
+
+    def ensure_server_group(self, lease, res):
+        self.calls.append(('group', res.id))
+        lease_obj.set_server_group(self.db, res.id, 'g-new')
+        return 'g-new'
 
 
 class AdapterTestCase(testtools.TestCase):
@@ -156,6 +164,17 @@ class TestReserve(AdapterTestCase):
         self.reserve()
         self.assertEqual(frozenset({'cn1'}), self.leases.busy)
 
+    def test_a_lease_blazar_rolled_back_is_forgotten(self):
+        self.reserve()
+        # Blazar's rollback deletes its rows only
+        self.blazar.instance_reservations.clear()
+        self.adapter.reserve('5d17d41a-830d-47b2-91c7-4f9fc0ae611e',
+                             dict(VALUES), 'p1', 'u1')
+        self.assertEqual(['5d17d41a-830d-47b2-91c7-4f9fc0ae611e'],
+                         [lease.name for lease in
+                          lease_obj.list_leases(self.db)])
+        self.assertIn('end', [c[0] for c in self.leases.calls])
+
     def test_candidates_are_blazar_ids_of_reservable_hosts(self):
         self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
                          sorted(self.adapter.allocation_candidates({})))
@@ -192,6 +211,46 @@ class TestStartEnd(AdapterTestCase):
 
     def test_unknown_resource(self):
         self.assertRaises(exception.NotFound, self.adapter.start, 'ir-x')
+
+    def test_start_mirrors_the_server_group(self):
+        resource_id = self.reserve()
+        res = lease_obj.find(self.db, RES).reservations[0]
+        lease_obj.set_server_group(self.db, res.id, 'g1')
+        self.adapter.start(resource_id)
+        self.assertEqual('g1', self.blazar.instance_reservation_get(
+            resource_id)['server_group_id'])
+
+    def test_end_keeping_servers_marks_the_lease_degraded(self):
+        resource_id = self.reserve()
+        self.blazar.leases['blazar-lease'] = {'id': 'blazar-lease'}
+        self.leases.kept = ['srv-of-another-project']
+        self.adapter.end(resource_id)
+        self.assertTrue(self.blazar.leases['blazar-lease']['degraded'])
+
+    def test_started_reservations_get_their_group(self):
+        resource_id = self.reserve()
+        res = lease_obj.find(self.db, RES).reservations[0]
+        self.assertEqual([], self.adapter.ensure_server_groups())
+        with self.db.writer() as session:
+            session.execute(models.InstanceReservation.__table__.update()
+                            .values(affinity=False))
+        lease_obj.set_status(self.db, res.lease_id, models.LEASE_ACTIVE,
+                             models.RESERVATION_ACTIVE)
+        self.assertEqual([RES], self.adapter.ensure_server_groups())
+        self.assertEqual('g-new', self.blazar.instance_reservation_get(
+            resource_id)['server_group_id'])
+
+
+class TestOwnerNova(testtools.TestCase):
+
+    def test_groups_made_with_the_owners_token(self):
+        nova = types.SimpleNamespace(with_token=lambda token: ('as', token))
+        tokens = {'l1': 'tok'}
+        bind = workflows.owner_nova(lambda lease: tokens.get(lease.name))
+        for_lease = bind(nova)
+        self.assertEqual(('as', 'tok'),
+                         for_lease(types.SimpleNamespace(name='l1')))
+        self.assertIsNone(for_lease(types.SimpleNamespace(name='l2')))
 
 
 class TestRecovery(AdapterTestCase):

@@ -1,0 +1,186 @@
+"""The HA topology of the embedded cloud (``minicloud ha``) for tests.
+
+:func:`use_ha` brings it up once per test process (on the running cloud,
+brought up first if needed) and returns ``minicloud ha status --json``:
+the Galera nodes' URLs, the controllers' database addresses (HAProxy),
+the RabbitMQ ``transport_url``, pids and ports. Without it the test is
+skipped, or fails in CI, like the other cloud tests.
+
+:class:`GaleraDatabase` is a fresh, migrated placement_ext database on the
+cluster with one :class:`placement_ext.db.api.Database` per node (or per
+controller address), as managers on different controllers have.
+:func:`kill_galera_node` SIGKILLs one node and restarts it at cleanup,
+waiting until the cluster has its three nodes again.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import fixtures
+import sqlalchemy as sa
+
+from placement_ext import conf as pe_conf
+from placement_ext.db import api as db_api
+from placement_ext.tests import backends
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.functional.cloud import fixture as cloud_fixture
+
+HA_UP_TIMEOUT = 900
+# a replacement Galera node rejoins (IST) and a RabbitMQ node restarts
+# well within this on a loaded machine
+REJOIN_TIMEOUT = 240
+_STATE: dict = {}
+
+sys.path.insert(0, str(cloud_fixture.REPO / 'tools'))
+from minicloud import ha  # noqa: E402
+from minicloud import procs  # noqa: E402
+from minicloud import settings as mc_settings  # noqa: E402
+
+
+def ha_status() -> dict:
+    result = cloud_fixture.run_minicloud('ha', 'status', '--json')
+    return json.loads(result.stdout)
+
+
+def ensure_ha() -> dict:
+    if 'error' in _STATE:
+        raise cloud_fixture.CloudUnavailable(_STATE['error'])
+    try:
+        cloud_fixture.ensure_cloud()
+        up = cloud_fixture.run_minicloud('ha', 'up', timeout=HA_UP_TIMEOUT)
+        if up.returncode != 0:
+            tail = '\n'.join((up.stdout + up.stderr).splitlines()[-30:])
+            raise cloud_fixture.CloudUnavailable(
+                f'minicloud ha up failed:\n{tail}')
+        return ha_status()
+    except (cloud_fixture.CloudUnavailable, OSError, ValueError,
+            subprocess.TimeoutExpired) as exc:
+        _STATE['error'] = str(exc)
+        raise cloud_fixture.CloudUnavailable(str(exc))
+
+
+def use_ha(test: unittest.TestCase) -> dict:
+    """The HA topology's status, or skip (fail in CI) without one."""
+    try:
+        return ensure_ha()
+    except cloud_fixture.CloudUnavailable as exc:
+        reason = f'no HA topology on the embedded cloud: {exc}'
+        if backends.in_ci():
+            test.fail(reason)
+        test.skipTest(reason)
+
+
+def settings() -> mc_settings.Settings:
+    return mc_settings.current()
+
+
+def new_database(url: str, reconnect: bool = False) -> db_api.Database:
+    """A Database on ``url`` (oslo.db's retry knobs as the HA topology's
+    services have them)."""
+    conf = pe_conf.new_conf([], default_config_files=[])
+    conf.set_override('connection', url, 'database')
+    conf.set_override('db_retry_interval', 1, 'database')
+    conf.set_override('db_max_retry_interval', 2, 'database')
+    conf.set_override('use_db_reconnect', reconnect, 'database')
+    # causal reads: a node answers once it applied what the others
+    # committed before (managers write through different nodes)
+    conf.set_override('mysql_wsrep_sync_wait', 1, 'database')
+    return db_api.Database(conf)
+
+
+class GaleraDatabase(fixtures.Fixture):
+    """A migrated database on the cluster (created through node 0).
+
+    ``database``: the :class:`placement_ext.tests.fixtures.database.
+    Database` (its ``db`` on node 0); :meth:`on` gives more Databases on
+    the same schema through another URL (another node, a controller's
+    HAProxy address).
+    """
+
+    def __init__(self, status: dict) -> None:
+        super().__init__()
+        self.status = status
+
+    def _setUp(self) -> None:
+        server = sa.make_url(self.status['galera_urls'][0]).set(
+            database=None)
+        self.database = self.useFixture(db_fixture.Database(
+            server.render_as_string(hide_password=False)))
+        self.name = sa.make_url(self.database.url).database
+
+    def on(self, url: str, **kwargs: object) -> db_api.Database:
+        url = sa.make_url(url).set(database=self.name)
+        database = new_database(url.render_as_string(hide_password=False),
+                                **kwargs)
+        self.addCleanup(database.dispose)
+        return database
+
+
+def galera_pid(node: int) -> int | None:
+    return procs.Proc(settings().path(), f'ha-galera{node}').pid
+
+
+def kill_galera_node(test: unittest.TestCase, node: int) -> None:
+    """SIGKILL Galera node ``node``; restarted (and waited for) at
+    cleanup, so the next test has three nodes again."""
+    s = settings()
+    pid = galera_pid(node)
+    test.assertIsNotNone(pid, f'Galera node {node} is not running')
+    os.kill(pid, signal.SIGKILL)
+    test.addCleanup(restart_galera_node, s, node)
+
+
+def restart_galera_node(s: mc_settings.Settings, node: int) -> float:
+    """Start a killed node again; seconds until it is Synced."""
+    start = time.monotonic()
+    proc = procs.Proc(s.path(), f'ha-galera{node}')
+    if proc.alive():           # restarted already
+        ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
+        return 0.0
+    deadline = start + 30
+    while proc.members() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    ha.start_galera_node(s, node)
+    ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
+    return time.monotonic() - start
+
+
+def restart_rabbit_node(s: mc_settings.Settings, node: int) -> float:
+    """Start a killed RabbitMQ node again (it rejoins its cluster);
+    seconds until the cluster runs its three nodes."""
+    start = time.monotonic()
+    proc = procs.Proc(s.path(), f'ha-rabbit{node}')
+    proc.stop(timeout=10)            # what the VM left (epmd keeps its name)
+    ha.start_rabbit_node(s, node)
+    ha.wait_rabbit(s, node, timeout=REJOIN_TIMEOUT)
+    deadline = start + REJOIN_TIMEOUT
+    while len(ha.running_rabbit_nodes(s)) < ha.NODES:
+        if time.monotonic() > deadline:
+            raise AssertionError(f'RabbitMQ node {node} did not rejoin')
+        time.sleep(1)
+    return time.monotonic() - start
+
+
+def queue_leader(s: mc_settings.Settings, queue: str) -> int:
+    """The node that holds the leader of quorum queue ``queue``."""
+    result = ha.rabbitmqctl(s, 0, 'list_queues', 'name', 'leader',
+                            '--formatter', 'json')
+    for row in json.loads(result.stdout):
+        if row['name'] == queue:
+            return int(row['leader'].split('@')[0][len('ha'):])
+    raise AssertionError(f'no quorum queue {queue}: {result.stdout}')
+
+
+def kill_service(test: unittest.TestCase, name: str) -> None:
+    """SIGKILL one of our HA services (``manager1``, ``conductor2``);
+    started again at cleanup."""
+    s = settings()
+    proc = procs.Proc(s.path(), f'ha-{name}')
+    test.assertIsNotNone(proc.pid, f'{name} is not running')
+    proc.signal(signal.SIGKILL)
+    test.addCleanup(ha.start_service, s, f'ha-{name}')
