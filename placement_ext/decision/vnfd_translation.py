@@ -139,23 +139,27 @@ def skeleton(flavour: vnfd_mod.Vnfd, top: str = 'top.yaml'
     """A Tacker v2 shaped BaseHOT for the flavour, to review or complete.
 
     The top template has one ``OS::Heat::AutoScalingGroup`` per VDU
-    (``min_size``/``max_size`` from the ``vdu_profile``, the initial
-    delta as ``desired_capacity``) whose members are the nested
-    ``<VDU>.yaml``: one ``OS::Nova::Server`` whose flavour and image
-    come from the ``nfv`` parameter as in Tacker's StandardUserData
-    (``nfv.VDU.<VDU>.computeFlavourId`` / ``vcImageId``). Networks and
-    volumes are left to the VNF package.
+    (``min_size``/``max_size`` from the ``vdu_profile``) whose members are
+    the nested ``<VDU>.yaml``: one ``OS::Nova::Server``. As in Tacker's
+    BaseHOTs, ``desired_capacity``, flavour and image come from the
+    ``nfv`` parameter Tacker fills (``nfv.VDU.<VDU>.desired_capacity``
+    from the instantiation level, ``computeFlavourId``, ``vcImageId``).
+    The parameter's default holds each VDU's initial capacity (see
+    :meth:`~placement_ext.sol.vnfd.Vnfd.initial_capacity`), so the
+    template is valid without Tacker too (Heat refuses a
+    ``desired_capacity`` outside ``min_size``..``max_size``).
     """
-    resources, nested = {}, {}
-    for vdu, initial in flavour.vdus.items():
+    resources, nested, defaults = {}, {}, {}
+    for vdu in flavour.vdus:
+        capacity = flavour.initial_capacity(vdu)
+        defaults[vdu] = {'desired_capacity': capacity}
         resources[vdu] = {'type': AUTO_SCALING_GROUP, 'properties': {
-            'min_size': flavour.min_instances.get(vdu, initial),
-            'max_size': flavour.max_instances.get(vdu, initial),
-            'desired_capacity': initial,
+            'min_size': flavour.min_instances.get(vdu, capacity),
+            'max_size': flavour.max_instances.get(vdu, capacity),
+            'desired_capacity': _nfv(vdu, 'desired_capacity'),
             'resource': {'type': f'{vdu}.yaml', 'properties': {
-                'flavor': {'get_param': ['nfv', 'VDU', vdu,
-                                         'computeFlavourId']},
-                'image': {'get_param': ['nfv', 'VDU', vdu, 'vcImageId']},
+                'flavor': _nfv(vdu, 'computeFlavourId'),
+                'image': _nfv(vdu, 'vcImageId'),
             }}}}
         nested[f'{vdu}.yaml'] = {
             'heat_template_version': HEAT_TEMPLATE_VERSION,
@@ -172,8 +176,14 @@ def skeleton(flavour: vnfd_mod.Vnfd, top: str = 'top.yaml'
         'heat_template_version': HEAT_TEMPLATE_VERSION,
         'description': f'Generated from {described or "the VNFD"} by '
                        f'placement-ext vnfd translate',
-        'parameters': {'nfv': {'type': 'json'}},
+        'parameters': {'nfv': {'type': 'json',
+                               'default': {'VDU': defaults}}},
         'resources': resources}, **nested}
+
+
+def _nfv(vdu: str, key: str) -> dict:
+    """``get_param`` of the VDU's ``key`` in Tacker's ``nfv`` parameter."""
+    return {'get_param': ['nfv', 'VDU', vdu, key]}
 
 
 def _template(name: str, template: object) -> Mapping:

@@ -53,6 +53,13 @@ class Vnfd:
     min_instances: Mapping[str, int] = dataclasses.field(
         default_factory=dict)
 
+    def initial_capacity(self, vdu: str) -> int:
+        """The VDU's initial instances, raised to its
+        ``min_number_of_instances``: a count Heat's AutoScalingGroup
+        accepts (``desired_capacity`` between ``min_size`` and
+        ``max_size``; parse checked the initial count against the max)."""
+        return max(self.vdus[vdu], self.min_instances.get(vdu, 0))
+
     def placement_policies(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Names of the policies of the given ``types``, in order."""
         return tuple(name for name, policy in self.policies.items()
@@ -81,6 +88,13 @@ def parse(document: object) -> Vnfd:
     max_instances = _instances(nodes, vdus, 'max_number_of_instances', 1)
     min_instances = _instances(nodes, vdus, 'min_number_of_instances', 0)
     for vdu_id, count in vdus.items():
+        if min_instances.get(vdu_id, 0) > max_instances.get(vdu_id,
+                                                            float('inf')):
+            raise exception.InvalidInput(
+                field=f'node_templates.{vdu_id}.properties.vdu_profile',
+                reason=f'min_number_of_instances {min_instances[vdu_id]} '
+                       f'exceeds max_number_of_instances '
+                       f'{max_instances[vdu_id]}')
         if count > max_instances.get(vdu_id, count):
             raise exception.InvalidInput(
                 field=f'node_templates.{vdu_id}.properties.vdu_profile',

@@ -1,4 +1,5 @@
-"""Blazar 18 (blazar-api, blazar-manager) with our plugins loaded.
+"""Blazar 18 (or an older supported release: 15 to 17) with our plugins
+loaded (blazar-api, blazar-manager).
 
 blazar.conf names ``placement_ext.host.plugin,placement_ext.instance.plugin``
 in ``[manager] plugins`` and nothing else of ours: the plugins take their
@@ -22,6 +23,15 @@ from minicloud import health
 from minicloud import services
 
 PLUGINS = 'placement_ext.host.plugin,placement_ext.instance.plugin'
+CLIENTS = ('python-blazarclient==4.6.0', 'python-openstackclient==10.5.0')
+# PLACEMENT_EXT_MINICLOUD_BLAZAR_RELEASE picks one (addons.py); the
+# oldest is pinned to the libraries it was checked with
+OLDER_RELEASES = {
+    '15.0.0': ('blazar==15.0.0', *CLIENTS, '-c',
+               str(addons.constraints('blazar-15.0.0.txt'))),
+    '16.0.0': ('blazar==16.0.0',),
+    '17.0.0': ('blazar==17.0.0',),
+}
 OUR_DATABASE = 'blazar_placement_ext'
 _API_RUNNER = ('import sys, threading; from blazar.cmd import api; '
                'api.main(); [t.join() for t in threading.enumerate() '
@@ -102,8 +112,9 @@ ADDON = addons.Addon(
     name='blazar',
     # blazar-nova: upstream's BlazarFilter, which a functional test loads
     # into nova-scheduler (the other supported Nova set-up)
-    pip_requirements=('blazar==18.0.0', 'python-blazarclient==4.6.0',
-                      'python-openstackclient==10.5.0', 'blazar-nova==10.0.0'),
+    pip_requirements=('blazar==18.0.0', *CLIENTS, 'blazar-nova==10.0.0'),
+    release='18.0.0',
+    older_releases=OLDER_RELEASES,
     base_ports={'blazar': 11778},
     databases=('blazar', OUR_DATABASE),
     service_user='blazar',

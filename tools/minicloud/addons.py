@@ -12,6 +12,19 @@ An addon is a module ``minicloud.addon_<name>`` with a module-level
 user and catalog entry, start in order, wait for the probes) are here;
 the module only says what is its own (pins, ports, configs, one-off
 set-up commands, processes).
+
+Releases: an addon runs its newest supported release unless
+``PLACEMENT_EXT_MINICLOUD_<NAME>_RELEASE`` names an older one of its
+``older_releases``. Each release has its own venv: the newest in
+``.minicloud-<name>-venv``, the others in
+``.minicloud-<name>-<release>-venv``. The oldest release gets a venv of
+its own, resolved from its own requirements (the functional tests run on
+it); a release between the oldest and the newest is an overlay on the
+newest's venv (its own package only, the newest's libraries under it:
+``minicloud addon venvs`` lists them, the contract tests run in each and
+check that the shared libraries meet the release's requirements).
+Switching an addon's release recreates its databases (an older release
+cannot read a newer schema).
 """
 
 import contextlib
@@ -49,6 +62,7 @@ class Context:
     name: str
     venv: pathlib.Path
     ports: dict[str, int]       # the addon's ports, offset applied
+    release: str = ''           # the addon's release running in venv
 
     @property
     def etc(self) -> pathlib.Path:
@@ -101,7 +115,8 @@ class CatalogEntry:
 @dataclasses.dataclass(frozen=True)
 class Addon:
     name: str
-    # exact pins for the addon's own venv; our package is added editable
+    # exact pins for the addon's own venv (its newest supported release);
+    # our package is added editable
     pip_requirements: tuple[str, ...]
     base_ports: dict[str, int]          # PORT_OFFSET is added
     databases: tuple[str, ...]
@@ -115,6 +130,30 @@ class Addon:
     services: typing.Callable[[Context], list[services.Service]]
     # extra readiness check after every process started (None: probes only)
     ready: typing.Callable[[Context], bool] | None = None
+    # the release pip_requirements install (e.g. '16.0.0')
+    release: str = ''
+    # older supported releases, oldest first: release -> exact pins
+    older_releases: dict[str, tuple[str, ...]] = dataclasses.field(
+        default_factory=dict)
+
+    def releases(self) -> list[str]:
+        """Every supported release, oldest first."""
+        return [*self.older_releases, self.release]
+
+    def requirements(self, release: str) -> tuple[str, ...]:
+        if release == self.release:
+            return self.pip_requirements
+        return self.older_releases[release]
+
+    def overlay(self, release: str) -> bool:
+        """A release between the oldest and the newest: its venv is an
+        overlay on the newest's."""
+        return release not in (self.releases()[0], self.release)
+
+
+def constraints(name: str) -> pathlib.Path:
+    """A pip constraints file of ``tools/minicloud/constraints``."""
+    return pathlib.Path(__file__).resolve().parent / 'constraints' / name
 
 
 def names() -> list[str]:
@@ -133,50 +172,98 @@ def load(name: str) -> Addon:
     return module.ADDON
 
 
-def context(s: mc_settings.Settings, addon: Addon) -> Context:
+def chosen_release(addon: Addon) -> str:
+    """The release ``PLACEMENT_EXT_MINICLOUD_<NAME>_RELEASE`` names
+    (a major version is enough), the newest by default."""
+    variable = f'{mc_settings.PREFIX}{addon.name.upper()}_RELEASE'
+    wanted = os.environ.get(variable, '').strip()
+    if not wanted:
+        return addon.release
+    found = [r for r in addon.releases()
+             if wanted in (r, r.split('.', 1)[0])]
+    if not found:
+        raise mc_settings.SettingsError(
+            f'{variable}={wanted!r}: not a release of the {addon.name} '
+            f'addon (one of {", ".join(addon.releases())})')
+    return found[0]
+
+
+def venv_path(addon: Addon, release: str) -> pathlib.Path:
+    if release == addon.release:
+        return pathlib.Path(os.environ.get(
+            f'{mc_settings.PREFIX}{addon.name.upper()}_VENV',
+            str(mc_settings.REPO / f'.minicloud-{addon.name}-venv'))
+        ).resolve()
+    return mc_settings.REPO / f'.minicloud-{addon.name}-{release}-venv'
+
+
+def context(s: mc_settings.Settings, addon: Addon,
+            release: str | None = None) -> Context:
     offset = s.ports['keystone'] - mc_settings.BASE_PORTS['keystone']
-    venv = pathlib.Path(os.environ.get(
-        f'{mc_settings.PREFIX}{addon.name.upper()}_VENV',
-        str(mc_settings.REPO / f'.minicloud-{addon.name}-venv'))).resolve()
-    return Context(s, addon.name, venv,
-                   {k: v + offset for k, v in addon.base_ports.items()})
+    release = release or chosen_release(addon)
+    return Context(s, addon.name, venv_path(addon, release),
+                   {k: v + offset for k, v in addon.base_ports.items()},
+                   release)
 
 
 # -- venv ------------------------------------------------------------------
 
-def _stamp(addon: Addon) -> str:
+def _stamp(addon: Addon, release: str) -> str:
     # our setup.cfg and requirements too: a new console script (entry
-    # point) or dependency of ours needs the editable install redone
+    # point) or dependency of ours needs the editable install redone; an
+    # overlay is redone with its base
     ours = [(mc_settings.REPO / name).read_text()
             for name in ('setup.cfg', 'requirements.txt')]
-    return hashlib.sha256('\n'.join(
-        [*addon.pip_requirements, *ours]).encode()).hexdigest()
+    base = [*addon.pip_requirements] if addon.overlay(release) else []
+    # a constraints file (after -c) counts by its content
+    pins = [pathlib.Path(item).read_text() if os.path.isfile(item) else item
+            for item in [*addon.requirements(release), *base]]
+    return hashlib.sha256('\n'.join([*pins, *ours]).encode()).hexdigest()
 
 
 def ensure_venv(ctx: Context, addon: Addon) -> None:
-    """Create the addon's venv with its pins and our package, once."""
+    """Create the venv of the context's release with its pins and our
+    package, once (an overlay: after the newest release's venv)."""
+    release = ctx.release or addon.release
+    if addon.overlay(release):
+        ensure_venv(context(ctx.settings, addon, addon.release), addon)
     stamp = ctx.venv / '.minicloud-requirements'
     with contextlib.suppress(OSError):
-        if stamp.read_text().strip() == _stamp(addon):
+        if stamp.read_text().strip() == _stamp(addon, release):
             return
     if not (ctx.venv / 'bin' / 'python').exists():
         lifecycle.log(f'creating {ctx.venv}')
         subprocess.run([sys.executable, '-m', 'venv', str(ctx.venv)],
                        check=True)
+    argv = [*addon.requirements(release), '-e', str(mc_settings.REPO)]
+    if addon.overlay(release):
+        _link_base(ctx.venv, venv_path(addon, addon.release))
+        argv = ['--no-deps', *addon.requirements(release)]
     log = ctx.venv / 'pip-install.log'
-    lifecycle.log(f'pip-installing {addon.name} into {ctx.venv} '
+    lifecycle.log(f'pip-installing {addon.name} {release} into {ctx.venv} '
                   f'(a few minutes the first time; log: {log})')
     env = {**os.environ, 'PBR_VERSION': os.environ.get('PBR_VERSION',
                                                         '0.1.0')}
     with open(log, 'wb') as out:
         result = subprocess.run(
-            [ctx.bin('pip'), 'install', '--progress-bar', 'off',
-             *addon.pip_requirements, '-e', str(mc_settings.REPO)],
+            [ctx.bin('pip'), 'install', '--progress-bar', 'off', *argv],
             stdout=out, stderr=subprocess.STDOUT, env=env)
     if result.returncode != 0:
-        raise RuntimeError(f'pip install for {addon.name} failed: see {log}')
+        raise RuntimeError(f'pip install for {addon.name} {release} '
+                           f'failed: see {log}')
     _forget_entry_point_caches(ctx.venv)
-    stamp.write_text(_stamp(addon) + '\n')
+    stamp.write_text(_stamp(addon, release) + '\n')
+
+
+def _site_packages(venv: pathlib.Path) -> pathlib.Path:
+    return next((venv / 'lib').glob('python3*/site-packages'))
+
+
+def _link_base(venv: pathlib.Path, base: pathlib.Path) -> None:
+    """The base venv's site-packages after the overlay's own (its .pth
+    files too, so our editable package is found)."""
+    line = f'import site; site.addsitedir({str(_site_packages(base))!r})\n'
+    (_site_packages(venv) / 'zz-minicloud-base.pth').write_text(line)
 
 
 def _forget_entry_point_caches(venv: pathlib.Path) -> None:
@@ -198,9 +285,23 @@ def _forget_entry_point_caches(venv: pathlib.Path) -> None:
 
 # -- databases and identity ------------------------------------------------
 
-def _create_databases(s: mc_settings.Settings, addon: Addon) -> None:
+RELEASE_FILE = 'release'
+
+
+def _create_databases(ctx: Context, addon: Addon) -> None:
+    """The addon's databases; dropped first when the addon ran another
+    release on this cloud (an older one cannot read a newer schema)."""
+    s = ctx.settings
+    marker = ctx.etc / RELEASE_FILE
+    with contextlib.suppress(OSError):
+        if marker.read_text().strip() != ctx.release:
+            lifecycle.log(f'{addon.name}: release {ctx.release} after '
+                          f'{marker.read_text().strip()}: new databases')
+            for name in addon.databases:
+                backends.run_sql(s, f'DROP DATABASE IF EXISTS {name}')
     for name in addon.databases:
         backends.run_sql(s, f'CREATE DATABASE IF NOT EXISTS {name}')
+    marker.write_text(ctx.release + '\n')
 
 
 def _keystone(s: mc_settings.Settings, token: str, method: str, path: str,
@@ -263,7 +364,8 @@ def _enabled(s: mc_settings.Settings) -> dict[str, dict]:
 
 def _mark_enabled(s: mc_settings.Settings, ctx: Context) -> None:
     enabled = _enabled(s)
-    enabled[ctx.name] = {'venv': str(ctx.venv), 'ports': ctx.ports}
+    enabled[ctx.name] = {'venv': str(ctx.venv), 'ports': ctx.ports,
+                         'release': ctx.release}
     s.path(ENABLED_FILE).write_text(json.dumps(enabled, indent=2) + '\n')
 
 
@@ -273,7 +375,9 @@ def checks(ctx: Context, addon: Addon) -> list[health.Check]:
 
 
 def healthy(ctx: Context, addon: Addon) -> bool:
-    if ctx.name not in _enabled(ctx.settings):
+    # up from this release's venv (another release: restarted)
+    enabled = _enabled(ctx.settings).get(ctx.name)
+    if not enabled or enabled.get('venv') != str(ctx.venv):
         return False
     if not all(c.ok for c in checks(ctx, addon)):
         return False
@@ -303,10 +407,19 @@ def _check_still_alive(ctx: Context, addon: Addon) -> None:
 
 
 def install(s: mc_settings.Settings, name: str) -> int:
-    """Only create the addon's venv (CI does it while unit tests run)."""
+    """Only create the addon's venvs, one per supported release (CI does
+    it while unit tests run): the newest first, then the oldest."""
     addon = load(name)
-    ensure_venv(context(s, addon), addon)
+    releases = addon.releases()
+    for release in [releases[-1], *releases[:-1]]:
+        ensure_venv(context(s, addon, release), addon)
     return 0
+
+
+def venvs(name: str) -> list[tuple[str, pathlib.Path]]:
+    """(release, venv) of every supported release, oldest first."""
+    addon = load(name)
+    return [(r, venv_path(addon, r)) for r in addon.releases()]
 
 
 def _stop(ctx: Context, addon: Addon) -> None:
@@ -334,7 +447,7 @@ def up(s: mc_settings.Settings, name: str) -> int:
             lap(f'{name}: venv ready')
             ctx.etc.mkdir(parents=True, exist_ok=True)
             addon.write_configs(ctx)
-            _create_databases(s, addon)
+            _create_databases(ctx, addon)
             _register_identity(ctx, addon)
             addon.setup(ctx)
             lap(f'{name}: configured, databases and identity ready')
@@ -391,7 +504,8 @@ def status_json(s: mc_settings.Settings, name: str) -> dict:
     addon = load(name)
     ctx = context(s, addon)
     return {
-        'name': name, 'healthy': healthy(ctx, addon),
+        'name': name, 'release': ctx.release,
+        'healthy': healthy(ctx, addon),
         'enabled': name in _enabled(s), 'venv': str(ctx.venv),
         'ports': ctx.ports, 'etc': str(ctx.etc),
         'urls': {k: ctx.url(k) for k in ctx.ports},

@@ -10,6 +10,8 @@
                                  start an optional service set (blazar,
                                  tacker, ...) on the running cloud
     minicloud addon restart NAME SERVICE
+    minicloud addon venvs NAME   "<release> <venv>" of each supported
+                                 release of the addon (no cloud needed)
     minicloud ha up|down|status [--json]
                                  three controllers' worth on the running
                                  cloud: Galera x3 behind HAProxy,
@@ -98,6 +100,10 @@ def _prepare() -> int:
 
 
 def _addon(args: argparse.Namespace) -> int:
+    if args.action == 'venvs':
+        for release, venv in addons.venvs(args.name):
+            print(release, venv)
+        return 0
     running = _running()
     if running is None:
         return 1
@@ -176,7 +182,8 @@ def _parser() -> argparse.ArgumentParser:
     heat.add_argument('limit', type=int)
     sub.add_parser('prepare', help='install the venvs and packages only')
     addon = sub.add_parser('addon', help='optional services on the cloud')
-    addon.add_argument('action', choices=('up', 'down', 'status', 'restart'))
+    addon.add_argument('action', choices=('up', 'down', 'status', 'restart',
+                                           'venvs'))
     addon.add_argument('name', help='blazar, tacker, ...')
     addon.add_argument('service', nargs='?',
                        help='for restart: the process to restart')

@@ -6,6 +6,7 @@ Nova scheduler filter of ours, ``restart nova-scheduler``.
 """
 
 import configparser
+import contextlib
 import pathlib
 import time
 import urllib.error
@@ -56,14 +57,16 @@ def _wait_ready(s: mc_settings.Settings, svc: services.Service,
         _wait_log_line(proc, log_offset, 'Starting ')
 
 
-def restart(s: mc_settings.Settings, name: str) -> int:
+def restart(s: mc_settings.Settings, name: str, held: bool = False) -> int:
+    """Restart service ``name``; ``held``: the caller holds the cloud's
+    lock already (an addon's set-up)."""
     svc = services.by_name(s, name)
     if svc is None:
         names = ', '.join(x.name for x in services.openstack_services(s))
         lifecycle.log(f'no service {name!r}; one of: {names}')
         return 2
     base = pathlib.Path(s.base)
-    with lifecycle.locked(base):
+    with contextlib.nullcontext() if held else lifecycle.locked(base):
         proc = procs.Proc(base, name)
         proc.stop()
         offset = proc.log.stat().st_size if proc.log.exists() else 0
@@ -75,12 +78,13 @@ def restart(s: mc_settings.Settings, name: str) -> int:
     return 0
 
 
-def heat_retries(s: mc_settings.Settings, limit: int) -> int:
+def heat_retries(s: mc_settings.Settings, limit: int,
+                 held: bool = False) -> int:
     """Restart heat-engine with ``action_retry_limit = limit``."""
     configs.heat_engine_override(s.path('etc', 'heat', 'heat-engine.conf'),
                                  limit)
     lifecycle.log(f'heat-engine action_retry_limit = {limit}')
-    return restart(s, 'heat-engine')
+    return restart(s, 'heat-engine', held)
 
 
 def current_heat_retries(s: mc_settings.Settings) -> int:

@@ -21,7 +21,8 @@ see these hosts as taken. Our tables (Blazar's names, other columns)
 live in their own database, ``<blazar database>_placement_ext`` by
 default (``doc/source/blazar.rst``).
 
-This module imports blazar and runs only inside blazar-manager.
+This module imports blazar and runs only inside blazar-manager, of a
+release :mod:`~placement_ext.adapters.blazar.compat` supports.
 """
 
 import contextlib
@@ -42,8 +43,12 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from placement_ext import exception
+from placement_ext.adapters.blazar import compat
 from placement_ext.adapters.blazar import translate
 from placement_ext.adapters.blazar import workflows as adapter_wf
+
+# another Blazar release: refuse to load, naming the supported ones
+compat.require()
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF

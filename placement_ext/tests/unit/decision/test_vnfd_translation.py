@@ -329,11 +329,13 @@ class TestSkeleton(testtools.TestCase):
         self.assertEqual(['top.yaml', 'VDU1.yaml', 'VDU2.yaml'],
                          list(templates))
         asg = templates['top.yaml']['resources']['VDU1']
-        self.assertEqual((tr.AUTO_SCALING_GROUP, 1, 3, 1, 'VDU1.yaml'),
+        self.assertEqual((tr.AUTO_SCALING_GROUP, 1, 3, 'VDU1.yaml'),
                          (asg['type'], asg['properties']['min_size'],
                           asg['properties']['max_size'],
-                          asg['properties']['desired_capacity'],
                           asg['properties']['resource']['type']))
+        self.assertEqual(
+            {'get_param': ['nfv', 'VDU', 'VDU1', 'desired_capacity']},
+            asg['properties']['desired_capacity'])
         self.assertEqual(tr.SERVER, templates['VDU2.yaml']['resources'][
             'VDU2']['type'])
         original = copy.deepcopy(templates)
@@ -341,6 +343,22 @@ class TestSkeleton(testtools.TestCase):
         self.assertEqual(original, templates)
         self.assertEqual({'group': FROM_PARAM}, hints(
             result.templates['VDU2.yaml']['resources']['VDU2']))
+
+
+    def test_desired_capacity_default_within_min_and_max(self):
+        # min 2, one initial instance: Heat refuses desired_capacity 1
+        parsed = vnfd.parse(test_vnfd.rules_document(
+            {}, VDU1={'min_number_of_instances': 2,
+                      'max_number_of_instances': 4},
+            VDU2={'min_number_of_instances': 3}))
+        top = tr.skeleton(parsed)['top.yaml']
+        self.assertEqual({'VDU': {'VDU1': {'desired_capacity': 2},
+                                  'VDU2': {'desired_capacity': 3}}},
+                         top['parameters']['nfv']['default'])
+        sizes = {vdu: (r['properties']['min_size'],
+                       r['properties']['max_size'])
+                 for vdu, r in top['resources'].items()}
+        self.assertEqual({'VDU1': (2, 4), 'VDU2': (3, 3)}, sizes)
 
 
 class TestPodAffinityExample(testtools.TestCase):

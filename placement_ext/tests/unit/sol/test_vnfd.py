@@ -188,6 +188,19 @@ class TestAffinityRules(testtools.TestCase):
     def test_min_number_of_instances(self):
         flavour = vnfd.parse(rules_document({}))
         self.assertEqual({'VDU1': 2}, flavour.min_instances)
+        # one initial instance, raised to the minimum Heat accepts
+        self.assertEqual((1, 2, 1), (flavour.vdus['VDU1'],
+                                     flavour.initial_capacity('VDU1'),
+                                     flavour.initial_capacity('VDU2')))
+
+    def test_min_above_max_refused(self):
+        error = self.assertRaises(exception.InvalidInput, vnfd.parse,
+                                  rules_document({}, VDU1={
+                                      'min_number_of_instances': 3,
+                                      'max_number_of_instances': 2}))
+        self.assertEqual('Invalid node_templates.VDU1.properties.'
+                         'vdu_profile: min_number_of_instances 3 exceeds '
+                         'max_number_of_instances 2', str(error))
 
     def assertRefused(self, field, reason, policies, soft=None,
                       groups=None):
