@@ -200,8 +200,10 @@ def _logged(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 def retry_on_deadlock(fn: Callable[..., T]) -> Callable[..., T]:
-    """Decorator for object-layer writers whose first argument is the
-    :class:`Database`: see :meth:`Database.retrying`."""
+    """Decorator for object-layer functions whose first argument is the
+    :class:`Database`: see :meth:`Database.retrying`. Readers take it
+    too: with ``use_db_reconnect`` a read cut off by a dead database node
+    (a Galera node behind HAProxy) is read again through the next one."""
     @functools.wraps(fn)
     def wrapper(database: 'Database', *args: object,
                 **kwargs: object) -> T:

@@ -76,6 +76,7 @@ def create(database: db_api.Database, *, hypervisor_hostname: str,
     return get(database, row.id)
 
 
+@db_api.retry_on_deadlock
 def get(database: db_api.Database, host_id: int) -> Host:
     with database.reader() as session:
         row = session.get(models.ComputeHost, host_id)
@@ -84,6 +85,7 @@ def get(database: db_api.Database, host_id: int) -> Host:
         return _host(row)
 
 
+@db_api.retry_on_deadlock
 def find(database: db_api.Database, ref: str | int) -> Host:
     """A host by id, hypervisor hostname or (if unambiguous) service name.
 
@@ -107,6 +109,7 @@ def find(database: db_api.Database, ref: str | int) -> Host:
             lambda r: r.service_name, kind='host'))
 
 
+@db_api.retry_on_deadlock
 def list_hosts(database: db_api.Database,
                reservable: bool | None = None) -> list[Host]:
     """Hosts by hypervisor hostname."""
@@ -119,6 +122,7 @@ def list_hosts(database: db_api.Database,
         return [_host(row) for row in session.execute(stmt)]
 
 
+@db_api.retry_on_deadlock
 def get_many(database: db_api.Database, host_ids: list[int]) -> list[Host]:
     """These hosts (those that still exist), by hypervisor hostname."""
     table = models.ComputeHost
@@ -162,6 +166,7 @@ class Stamp:
     view: tuple[int, datetime.datetime] | None
 
 
+@db_api.retry_on_deadlock
 def reservable_stamps(database: db_api.Database) -> dict[int, Stamp]:
     """Host id -> :class:`Stamp` of every reservable host, in one narrow
     statement (no ORM objects): the host row's generation (bumped by
@@ -179,6 +184,7 @@ def reservable_stamps(database: db_api.Database) -> dict[int, Stamp]:
                 in session.execute(stmt)}
 
 
+@db_api.retry_on_deadlock
 def stamps_fingerprint(database: db_api.Database) -> tuple:
     """A summary of every :class:`Stamp` that changes whenever any of
     them does, in one statement returning one row: a host row change
@@ -199,6 +205,7 @@ def stamps_fingerprint(database: db_api.Database) -> tuple:
         return tuple(session.execute(stmt).one())
 
 
+@db_api.retry_on_deadlock
 def known_usages(database: db_api.Database,
                  host_ids: list[int]) -> dict[int, KnownUsage]:
     """Host id -> Placement's last view of it, for those that have one
@@ -262,6 +269,7 @@ def set_reservation_provider(database: db_api.Database, host: Host,
     return get(database, host.id)
 
 
+@db_api.retry_on_deadlock
 def slot_count(database: db_api.Database, host_id: int) -> int:
     """Reserved slots on the host (allocation rows of any reservation)."""
     table = models.ComputeHostAllocation

@@ -225,6 +225,7 @@ def update(database: db_api.Database, lease_id: str, *,
         db_api.touch_computehosts(session, reservation.slots)
 
 
+@db_api.retry_on_deadlock
 def set_server_group(database: db_api.Database, reservation_id: str,
                      group_id: str | None) -> None:
     """Record the reservation's Nova server group (None: it has none)."""
@@ -236,6 +237,7 @@ def set_server_group(database: db_api.Database, reservation_id: str,
             .values(server_group_id=group_id))
 
 
+@db_api.retry_on_deadlock
 def get(database: db_api.Database, lease_id: str) -> Lease:
     with database.reader() as session:
         row = session.get(models.Lease, lease_id)
@@ -244,6 +246,7 @@ def get(database: db_api.Database, lease_id: str) -> Lease:
         return _load(session, [row])[0]
 
 
+@db_api.retry_on_deadlock
 def find(database: db_api.Database, ref: str,
          project_id: str | None = None) -> Lease:
     """A lease by id, or by name (within ``project_id`` when given).
@@ -269,6 +272,7 @@ def find(database: db_api.Database, ref: str,
         return _load(session, rows)[0]
 
 
+@db_api.retry_on_deadlock
 def list_leases(database: db_api.Database,
                 project_id: str | None = None) -> list[Lease]:
     """Leases by start date, then name."""
@@ -280,6 +284,7 @@ def list_leases(database: db_api.Database,
         return _load(session, session.scalars(stmt).all())
 
 
+@db_api.retry_on_deadlock
 def generations(database: db_api.Database,
                 lease_ids: list[str]) -> dict[str, int]:
     """{lease id: generation} of those that still exist."""
@@ -316,6 +321,7 @@ def set_status_in(session: sa.orm.Session, lease_id: str, status: str,
             .values(status=reservation_status))
 
 
+@db_api.retry_on_deadlock
 def holdings(database: db_api.Database, host_ids: list[int] | None,
              period: tuple[datetime.datetime, datetime.datetime] | None = None
              ) -> list[Holding]:

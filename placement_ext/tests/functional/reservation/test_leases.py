@@ -27,8 +27,11 @@ class TestCreate(base.ReservationTestCase):
         self.assertEqual(names.resource_class_for(res.id), res.resource_class)
         self.assertIn(res.resource_class, self.classes())
         flavor = self.nova.flavors[res.id]
-        self.assertEqual({f'resources:{res.resource_class}': '1'},
-                         flavor['specs'])
+        # the extra spec is what BlazarFilter checks (doc/source/blazar.rst)
+        self.assertEqual(
+            {f'resources:{res.resource_class}': '1',
+             'aggregate_instance_extra_specs:reservation': res.id},
+            flavor['specs'])
         self.assertEqual({base.PROJECT}, flavor['access'])
         self.assertEqual((1, 1024, 1),
                          (flavor['vcpus'], flavor['ram'], flavor['disk']))

@@ -22,8 +22,8 @@ import testtools
 
 from placement_ext.db import migration
 from placement_ext.db import models
-from placement_ext.demo import tacker_step
 from placement_ext.objects import operation as op_obj
+from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 
@@ -58,7 +58,7 @@ class TestTackersOwnAzRetry(testtools.TestCase):
             cwd=pathlib.Path(__file__).resolve().parents[4])
 
     def test_update_stack_retry(self):
-        database = tacker_step.our_database(self.addon['etc'])
+        database = tacker_api.our_database(self.addon['etc'])
         # the conductor makes our tables on its first reselection
         migration.upgrade(database.conf, database=database)
         before = {op.id for op in op_obj.list_operations(
