@@ -1,4 +1,4 @@
-"""Heat: create, update, wait for and delete stacks; read failure reasons.
+"""Heat: create, update and wait for stacks; read failure reasons.
 
 Talks to Heat and reports what happened; it never decides what to do about
 a failure (that is :mod:`placement_ext.decision`).
@@ -115,16 +115,6 @@ class HeatDriver:
                    self._client.resources.mark_unhealthy, stack_id,
                    resource_name, True, reason)
 
-    def delete_stack(self, stack_id: str) -> None:
-        try:
-            self._call('delete stack', self._client.stacks.delete, stack_id)
-        except exception.NotFound:
-            return
-
-    def get_stack(self, stack_id: str) -> dict:
-        stack = self._call('show stack', self._client.stacks.get, stack_id)
-        return stack.to_dict()
-
     def wait(self, stack_id: str, action: str, deadline_s: float,
              started_after: str | None = None) -> StackOutcome:
         """Wait until the stack's ``action`` (CREATE, UPDATE, DELETE) ends.
@@ -235,8 +225,12 @@ class HeatDriver:
             with keystone.transport_errors('Heat', what):
                 return func(*args, **kwargs)
         except heat_exc.HTTPNotFound as exc:
-            raise exception.NotFound(kind='stack', id=str(args[:1] or ''),
-                                     message=f'Heat: {what}: {_text(exc)}')
+            # the calls that take a stack name it first (an id or a name)
+            stack = str(args[0]) if args else ''
+            named = f' {stack}' if stack else ''
+            raise exception.NotFound(
+                kind='stack', id=stack,
+                message=f'Heat: {what}{named}: {_text(exc)}')
         except heat_exc.HTTPException as exc:
             raise exception.ServiceError(service='Heat',
                                          reason=f'{what}: {_text(exc)}')

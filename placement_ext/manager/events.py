@@ -148,7 +148,7 @@ class EventRunner:
                      lease.id)
             return SKIPPED, lease.status, None, False
         self.leases.start(lease, progress)
-        return DONE, models.LEASE_ACTIVE, models.RESERVATION_ACTIVE, False
+        return (DONE, *leases_wf.STARTED, False)
 
     def _failed(self, progress: _Progress, exc: Exception,
                 reraise: bool) -> Outcome:

@@ -57,6 +57,9 @@ GroupNova = Callable[[lease_obj.Lease], nova_driver.NovaDriver | None]
 # A start date this far in the past is still accepted (clock skew and
 # the time a request takes to arrive); "now" is always accepted.
 START_GRACE = datetime.timedelta(minutes=1)
+# A started lease and its reservations: the event task sets these with
+# the start event's end, a host service (Blazar) when its own start ran.
+STARTED = (models.LEASE_ACTIVE, models.RESERVATION_ACTIVE)
 
 
 def _no_progress() -> None:
@@ -516,6 +519,11 @@ class Leases:
             self.nova.delete_servers(
                 server_ids, timeout=self.timeouts.server_delete,
                 interval=self.timeouts.server_poll, progress=progress)
+
+
+def mark_started(database: db_api.Database, lease_id: str) -> None:
+    """The lease and its reservations are ACTIVE (its start ran)."""
+    lease_obj.set_status(database, lease_id, *STARTED)
 
 
 def _hosts_of(database: db_api.Database,

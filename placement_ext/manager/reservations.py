@@ -12,6 +12,7 @@ and :mod:`~placement_ext.manager.reconcile`; decisions come from
 import dataclasses
 import datetime
 from collections.abc import Callable
+from collections.abc import Set
 
 from oslo_config import cfg
 
@@ -22,6 +23,7 @@ from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import events
+from placement_ext.manager import heal as heal_wf
 from placement_ext.manager import hosts as hosts_wf
 from placement_ext.manager import leases as leases_wf
 from placement_ext.manager import reconcile
@@ -104,3 +106,9 @@ class Reservations:
 
     def find_host(self, ref: str) -> host_obj.Host:
         return host_obj.find(self.database, ref)
+
+    def heal(self, failed: Set[str], begin: datetime.datetime,
+             end: datetime.datetime) -> dict[str, str]:
+        """Retire the failed hosts and move the slots held there during
+        [begin, end); see :func:`placement_ext.manager.heal.heal`."""
+        return heal_wf.heal(self.database, self.leases, failed, begin, end)

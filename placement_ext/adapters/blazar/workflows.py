@@ -18,7 +18,9 @@ from placement_ext.adapters.blazar import translate
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.db import models
+from placement_ext.decision import lease_heal
 from placement_ext.drivers import nova as nova_driver
+from placement_ext.manager import heal as heal_wf
 from placement_ext.manager import leases as leases_wf
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
@@ -33,6 +35,9 @@ _UNDONE = 'UNDONE'
 # event type -> (lease status while it runs, lease status before it)
 _RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
               'end_lease': ('TERMINATING', 'ACTIVE')}
+# our heal outcomes as Blazar's reservation flags
+_HEAL_FLAGS = {lease_heal.CHANGED: 'resources_changed',
+               lease_heal.MISSING: 'missing_resources'}
 
 
 def owner_nova(token: Callable[[lease_obj.Lease], str | None]
@@ -195,8 +200,7 @@ class BlazarReservations:
         group here)."""
         lease = self._lease_of(resource_id)
         self.workflows.leases.start(lease)
-        lease_obj.set_status(self.database, lease.id, models.LEASE_ACTIVE,
-                             models.RESERVATION_ACTIVE)
+        leases_wf.mark_started(self.database, lease.id)
         self._mirror_group(lease_obj.get(self.database,
                                          lease.id).reservations[0])
 
@@ -282,33 +286,19 @@ class BlazarReservations:
     def heal(self, failed_hosts: list, begin: datetime.datetime,
              end: datetime.datetime) -> dict:
         """Move the slots of the reservations on failed hosts (Blazar's
-        host monitor calls this).
+        host monitor calls this); the core decides and moves, each moved
+        reservation is mirrored into Blazar's rows at once.
 
         :returns: Blazar's flags by reservation id: ``resources_changed``
             for a started one that moved, ``missing_resources`` for one
             that cannot be honoured any more (the log says why).
         """
-        failed = {h['hypervisor_hostname'] for h in failed_hosts}
-        for host in host_obj.list_hosts(self.database):
-            if host.hypervisor_hostname in failed and host.reservable:
-                host_obj.set_reservable(self.database, host, False)
-        flags = {}
-        for lease in lease_obj.list_leases(self.database):
-            res = lease.reservations[0]
-            if not failed & set(res.slots_by_host) or \
-                    lease.end_date <= begin or lease.start_date >= end:
-                continue
-            try:
-                self._mirror(self.workflows.leases.update(
-                    lease, {}, moves=True).reservations[0])
-            except exception.NoCapacity as exc:
-                LOG.warning('Reservation %(id)s cannot be honoured any '
-                            'more: %(why)s', {'id': res.id, 'why': exc})
-                flags[res.id] = {'missing_resources': True}
-                continue
-            if res.status == models.RESERVATION_ACTIVE:
-                flags[res.id] = {'resources_changed': True}
-        return flags
+        outcomes = heal_wf.heal(
+            self.database, self.workflows.leases,
+            {h['hypervisor_hostname'] for h in failed_hosts}, begin, end,
+            on_moved=lambda lease: self._mirror(lease.reservations[0]))
+        return {res_id: {_HEAL_FLAGS[result]: True}
+                for res_id, result in outcomes.items()}
 
     # -- start-up ----------------------------------------------------------
 

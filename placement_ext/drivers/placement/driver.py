@@ -3,8 +3,9 @@
 When the target is already known (one host for a reservation, the same
 host for heal or rebuild, a host named by the operator, the hosts of one
 zone) the request says so with ``in_tree`` or ``member_of``, and Placement
-only searches that tree or aggregate instead of every provider: about
-12 ms instead of 260 ms at 1,000 compute trees (benchmarks/bench_in_tree.py).
+only searches that tree or aggregate instead of every provider: the
+targeted query stays flat as the cloud grows, the unfiltered one grows with
+it (figures in benchmarks/results/in_tree.rst, by benchmarks/bench_in_tree.py).
 
 Placement answers an ``in_tree`` UUID that does not exist with an empty
 list, the same as a full host. When a targeted query comes back empty

@@ -7,6 +7,7 @@ import datetime
 
 from placement_ext import exception
 from placement_ext.db import models
+from placement_ext.decision import lease_heal
 from placement_ext.objects import host as host_obj
 from placement_ext.tests.functional.reservation import base
 
@@ -74,3 +75,17 @@ class TestUpdate(base.ReservationTestCase):
         self.assertEqual(2, len(res.slots_by_host))
         self.assertEqual({}, self.reservation_inventory(failed))
         self.assertEqual(models.RESERVATION_ACTIVE, res.status)
+
+    def test_heal_of_the_manager_retires_the_host_and_says_changed(self):
+        self.add_compute('cn3')
+        lease = self.create_lease(amount=2, affinity=False)
+        self.run_events()
+        failed = min(self.lease(lease.id).reservations[0].slots_by_host)
+        now = models.utcnow()
+        outcomes = self.res.heal({failed}, now,
+                                 now + datetime.timedelta(hours=1))
+        res = self.lease(lease.id).reservations[0]
+        self.assertEqual({res.id: lease_heal.CHANGED}, outcomes)
+        self.assertFalse(host_obj.find(self.db, failed).reservable)
+        self.assertNotIn(failed, res.slots_by_host)
+        self.assertEqual({}, self.reservation_inventory(failed))

@@ -90,3 +90,22 @@ class TestWaitSettled(testtools.TestCase):
         intervals = heat.backoff(0.25, 2.0)
         self.assertEqual([0.25, 0.5, 1.0, 2.0, 2.0],
                          [next(intervals) for _ in range(5)])
+
+
+class TestNotFound(testtools.TestCase):
+
+    def test_names_the_stack_not_a_tuple(self):
+        driver = heat.HeatDriver(mock.Mock())
+        driver._client = mock.Mock()
+        driver._client.stacks.get.side_effect = heat_exc.HTTPNotFound('gone')
+        err = self.assertRaises(exception.NotFound, driver._call,
+                                'show stack', driver._client.stacks.get, 's1')
+        self.assertEqual('s1', err.kwargs['id'])
+        self.assertTrue(err.detail.startswith('Heat: show stack s1: '),
+                        err.detail)
+
+    def test_find_stack_of_no_stack_is_none(self):
+        driver = heat.HeatDriver(mock.Mock())
+        driver._client = mock.Mock()
+        driver._client.stacks.get.side_effect = heat_exc.HTTPNotFound('gone')
+        self.assertIsNone(driver.find_stack('vnf-1'))

@@ -160,11 +160,17 @@ class TestLease(testtools.TestCase):
                                       reservation.validate_lease, body, NOW)
             self.assertEqual(field, error.field, (path, value))
 
-    def test_before_end_date_inside_the_lease(self):
+    def test_before_end_date_refused_even_inside_the_lease(self):
         body = changed(LEASE, ['before_end_date'], '2030-01-03 11:00')
-        self.assertEqual(datetime.datetime(2030, 1, 3, 11),
-                         reservation.validate_lease(body,
-                                                    NOW)['before_end_date'])
+        error = self.assertRaises(exception.InvalidInput,
+                                  reservation.validate_lease, body, NOW)
+        self.assertEqual('before_end_date', error.field)
+        self.assertIn('not supported', error.reason)
+
+    def test_before_end_date_left_out(self):
+        body = changed(LEASE, ['before_end_date'], DELETE)
+        self.assertNotIn('before_end_date',
+                         reservation.validate_lease(body, NOW))
 
 
 class TestCliString(testtools.TestCase):

@@ -1,0 +1,85 @@
+"""Heal the reservations of failed hosts: retire the hosts, move the slots.
+
+The decision (which reservations are hit, what each outcome means) is
+:mod:`placement_ext.decision.lease_heal`; the move is the lease update's
+(:meth:`placement_ext.manager.leases.Leases.update` with ``moves``). The
+Blazar plugin calls :func:`heal` when Blazar's host monitor reports
+failed hosts and translates the outcomes into Blazar's flags.
+"""
+
+import datetime
+from collections.abc import Callable
+from collections.abc import Set
+
+from oslo_log import log as logging
+
+from placement_ext import exception
+from placement_ext.db import api as db_api
+from placement_ext.db import models
+from placement_ext.decision import lease_heal
+from placement_ext.manager import leases as leases_wf
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+
+LOG = logging.getLogger(__name__)
+
+
+def heal(database: db_api.Database, leases: leases_wf.Leases,
+         failed: Set[str], begin: datetime.datetime,
+         end: datetime.datetime,
+         on_moved: Callable[[lease_obj.Lease], None] = lambda _lease: None
+         ) -> dict[str, str]:
+    """Retire the ``failed`` hosts (hypervisor hostnames), then pick new
+    slots for each lease that holds some there during [begin, end).
+
+    :param on_moved: called with each lease whose slots moved, at once
+        (a host service mirrors the new slots).
+    :returns: the outcome by reservation id (``lease_heal.CHANGED`` or
+        ``MISSING``) of the reservations hit; one that moved before it
+        started has none.
+    """
+    retire(database, failed)
+    outcomes = {}
+    for lease in lease_obj.list_leases(database):
+        hit = [held for held in (_held(res, lease)
+                                 for res in lease.reservations)
+               if lease_heal.is_hit(held, failed, begin, end)]
+        if not hit:
+            continue
+        moved = _move(leases, lease, on_moved)
+        for held in hit:
+            result = lease_heal.outcome(held, moved)
+            if result is not None:
+                outcomes[held.id] = result
+    return outcomes
+
+
+def retire(database: db_api.Database, failed: Set[str]) -> None:
+    """No new slot on a failed host."""
+    hosts = {h.hypervisor_hostname: h
+             for h in host_obj.list_hosts(database)}
+    for name in lease_heal.hosts_to_retire(
+            (n for n, h in hosts.items() if h.reservable), failed):
+        host_obj.set_reservable(database, hosts[name], False)
+
+
+def _move(leases: leases_wf.Leases, lease: lease_obj.Lease,
+          on_moved: Callable[[lease_obj.Lease], None]) -> bool:
+    try:
+        moved = leases.update(lease, {}, moves=True)
+    except exception.NoCapacity as exc:
+        LOG.warning('Lease %(id)s (reservations %(res)s) cannot be '
+                    'honoured any more: %(why)s',
+                    {'id': lease.id, 'why': exc,
+                     'res': ', '.join(r.id for r in lease.reservations)})
+        return False
+    on_moved(moved)
+    return True
+
+
+def _held(res: lease_obj.Reservation, lease: lease_obj.Lease
+          ) -> lease_heal.Held:
+    return lease_heal.Held(
+        id=res.id, hosts=frozenset(res.slots_by_host),
+        start=lease.start_date, end=lease.end_date,
+        started=res.status == models.RESERVATION_ACTIVE)

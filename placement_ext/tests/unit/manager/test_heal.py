@@ -1,0 +1,99 @@
+"""manager.heal: failed hosts retired, hit leases moved, outcomes."""
+
+import datetime
+
+import testtools
+
+from placement_ext import exception
+from placement_ext.db import models
+from placement_ext.decision import lease_heal
+from placement_ext.manager import heal
+from placement_ext.manager import leases as leases_wf
+from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
+from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.unit.objects import test_host
+
+T0 = datetime.datetime(2030, 1, 1)
+DAY = datetime.timedelta(days=1)
+
+
+class FakeLeases:
+    """Records the moves; refuses the leases named in ``full``."""
+
+    def __init__(self, db):
+        self.db = db
+        self.moved = []
+        self.full = set()
+
+    def update(self, lease, changes, moves=False):
+        if lease.name in self.full:
+            raise exception.NoCapacity(reason='full')
+        self.moved.append((lease.name, changes, moves))
+        return lease_obj.get(self.db, lease.id)
+
+
+class TestHeal(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = db_fixture.use_database(self).db
+        self.hosts = {n: test_host.make_host(self.db, n)
+                      for n in ('cn1', 'cn2', 'cn3')}
+        self.leases = FakeLeases(self.db)
+        self.mirrored = []
+        self.res_ids = {}
+
+    def lease(self, name, hosts, start=T0, started=False):
+        new = lease_obj.NewReservation(
+            vcpus=1, memory_mb=512, disk_gb=1, amount=len(hosts),
+            affinity=None, slots={self.hosts[h].id: 1 for h in hosts})
+        with self.db.writer():
+            lease_id = lease_obj.create(
+                self.db, name=name, user_id='u', project_id='p',
+                start_date=start, end_date=start + DAY, reservations=[new])
+        if started:
+            leases_wf.mark_started(self.db, lease_id)
+        self.res_ids[name] = new.id
+        return lease_id
+
+    def heal(self, failed, begin=T0, end=T0 + DAY):
+        return heal.heal(self.db, self.leases, failed, begin, end,
+                         on_moved=lambda lease: self.mirrored.append(
+                             lease.name))
+
+    def test_outcomes_and_moves(self):
+        self.lease('started', ['cn1'], started=True)
+        self.lease('pending', ['cn1', 'cn2'])
+        self.lease('full', ['cn1'], started=True)
+        self.lease('elsewhere', ['cn3'], started=True)
+        self.lease('later', ['cn1'], start=T0 + 2 * DAY)
+        self.leases.full = {'full'}
+        self.assertEqual({self.res_ids['started']: lease_heal.CHANGED,
+                          self.res_ids['full']: lease_heal.MISSING},
+                         self.heal({'cn1'}))
+        # leases by start date, then name
+        self.assertEqual([('pending', {}, True), ('started', {}, True)],
+                         self.leases.moved)
+        self.assertEqual(['pending', 'started'], self.mirrored)
+
+    def test_failed_hosts_are_no_longer_reservable(self):
+        host_obj.set_reservable(self.db, self.hosts['cn2'], False)
+        self.heal({'cn1', 'cn2', 'gone'})
+        reservable = {h.hypervisor_hostname: h.reservable
+                      for h in host_obj.list_hosts(self.db)}
+        self.assertEqual({'cn1': False, 'cn2': False, 'cn3': True},
+                         reservable)
+
+    def test_no_failure_moves_nothing(self):
+        self.lease('started', ['cn1'], started=True)
+        self.assertEqual({}, self.heal(set()))
+        self.assertEqual([], self.leases.moved)
+
+
+    def test_mark_started_makes_lease_and_reservations_active(self):
+        lease = lease_obj.get(self.db, self.lease('l', ['cn1'],
+                                                  started=True))
+        self.assertEqual(
+            (models.LEASE_ACTIVE, [models.RESERVATION_ACTIVE]),
+            (lease.status, [r.status for r in lease.reservations]))
