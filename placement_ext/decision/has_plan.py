@@ -18,6 +18,10 @@ Pure. What is read from a HAS template (``homing_template_version``
 Anything else (``hpa``, ``zone``, ``attribute`` constraints, the
 ``hpa_score`` function...) is refused by name, never silently ignored:
 a plan we cannot honour must not be answered as if we had.
+
+Over 400 lines as one module on purpose: it is the whole mapping of ONAP
+HAS's plan language onto our homing request, and the list of what it
+refuses must sit beside what it accepts.
 """
 
 import dataclasses

@@ -50,6 +50,10 @@ warning.
 
 Idempotent: what a translation added is recognised, so translating its
 output again changes nothing (``changed`` is false).
+
+Over 400 lines as one module on purpose: the skeleton, the server groups
+and the capacity checks share the translation's naming rules and its
+idempotence, which would be scattered by a split.
 """
 
 import copy

@@ -25,6 +25,10 @@ Start and end (run by :mod:`placement_ext.manager.events`) are sequences
 of idempotent steps, so a run that stopped half-way is finished by the
 next one. ``progress()`` is called after each step (it proves the event
 is still ours, and raises if another manager took it over).
+
+Over 400 lines as one module on purpose: create, update, start and end
+share the slot pick and the idempotent provisioning steps (class,
+flavor, group, inventories).
 """
 
 import dataclasses

@@ -8,6 +8,10 @@ it read (:func:`placement_ext.objects.host.lock`), so two leases created
 at the same time cannot take the same slot.
 
 Its events are run through :mod:`placement_ext.objects.event`.
+
+Over 400 lines as one module on purpose: a lease, its reservations,
+slots and events are written in one transaction, and their rows are read
+back together.
 """
 
 import dataclasses

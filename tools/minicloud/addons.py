@@ -25,6 +25,10 @@ newest's venv (its own package only, the newest's libraries under it:
 check that the shared libraries meet the release's requirements).
 Switching an addon's release recreates its databases (an older release
 cannot read a newer schema).
+
+Over 400 lines as one module on purpose: it holds every generic step an
+addon goes through (venv, databases, service user, catalog, processes),
+and each addon module only says what is its own.
 """
 
 import contextlib

@@ -24,6 +24,10 @@ The Nova, Heat and Placement services of the cloud stay single. Every
 process has a pid file in the cloud's ``run`` folder (names ``ha-*``), so
 ``minicloud down`` stops them with the rest; ``ha down`` stops only
 them. Ports: ``BASE_PORTS`` plus the cloud's port offset.
+
+Over 400 lines as one module on purpose: it brings up one topology whose
+parts (Galera, RabbitMQ, HAProxy, our services) are configured with each
+other's ports.
 """
 
 import contextlib
