@@ -432,7 +432,7 @@ class NovaDriver:
         session = ks_session.Session(
             auth=token_endpoint.Token(endpoint, token),
             verify=self._client.client.session.verify)
-        return NovaDriver(session, sleep=self._sleep, clock=self._clock)
+        return NovaDriver(session, sleep=self._sleep)
 
     def server_group(self, group_id: str) -> ServerGroup | None:
         """The server group, or None if it is gone."""
