@@ -10,10 +10,9 @@ scoped ``nfvi_node`` are Nova server groups in the BaseHOT, left to Nova).
 
 import json
 
-import yaml
-
 from placement_ext.decision import flavors as flavor_map
 from placement_ext.decision import grant_constraints
+from placement_ext.schemas import files
 from placement_ext.sol import enums
 
 # Tacker's VNFD scope name of the rules reselection honours (rules scoped
@@ -92,7 +91,7 @@ def operation_request(*, operation: str, vnf_instance_id: str,
         # Tacker keeps the top HOT as YAML text, whose
         # heat_template_version YAML reads as a date: keep it a string
         if isinstance(template, str):
-            template = json.loads(json.dumps(yaml.safe_load(template),
+            template = json.loads(json.dumps(files.parse_yaml(template),
                                              default=str))
         request['template'] = template
         request['files'] = fields.get('files') or {}

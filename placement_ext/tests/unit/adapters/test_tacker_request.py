@@ -4,6 +4,7 @@ import testtools
 
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.conductor import stack_request
+from placement_ext.schemas import files
 
 TEMPLATE = """heat_template_version: 2021-04-16
 resources:
@@ -79,6 +80,15 @@ class TestOperationRequest(testtools.TestCase):
         self.assertEqual('2021-04-16',
                          request['template']['heat_template_version'])
         self.assertEqual({'VDU1.yaml': 'x: 1\n'}, request['files'])
+
+    def test_a_hot_text_with_an_alias_bomb_is_refused(self):
+        # Tacker's HOT text is read with our bounded YAML loader
+        bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(
+            f'{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n'
+            for p, n in zip('abcdefgh', 'bcdefghi', strict=True))
+        bad = fields()
+        bad['template'] = bomb
+        self.assertRaises(files.AliasError, translate, fields=bad)
 
     def test_the_request_is_one_our_conductor_accepts(self):
         request = translate()
