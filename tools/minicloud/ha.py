@@ -51,16 +51,18 @@ CLUSTER = 'minicloud-ha'
 DATABASE = 'placement_ext'
 GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so'
 START_TIMEOUT = 180
-# far from the cloud's own ports (offset added like theirs)
+# far from the cloud's own ports (offset added like theirs) and below the
+# kernel's ephemeral range (32768-60999), so that no outgoing connection's
+# local port holds one when its node binds (seen: a Galera node's port)
 BASE_PORTS = {
-    **{f'galera{i}': 40300 + i for i in range(NODES)},
-    **{f'wsrep{i}': 40310 + i for i in range(NODES)},
-    **{f'ist{i}': 40320 + i for i in range(NODES)},
-    **{f'sst{i}': 40330 + i for i in range(NODES)},
-    **{f'db_vip{c}': 40340 + c for c in range(1, CONTROLLERS + 1)},
-    **{f'rabbit{i}': 40350 + i for i in range(NODES)},
-    **{f'rabbit_dist{i}': 40360 + i for i in range(NODES)},
-    'epmd': 40370,
+    **{f'galera{i}': 28300 + i for i in range(NODES)},
+    **{f'wsrep{i}': 28310 + i for i in range(NODES)},
+    **{f'ist{i}': 28320 + i for i in range(NODES)},
+    **{f'sst{i}': 28330 + i for i in range(NODES)},
+    **{f'db_vip{c}': 28340 + c for c in range(1, CONTROLLERS + 1)},
+    **{f'rabbit{i}': 28350 + i for i in range(NODES)},
+    **{f'rabbit_dist{i}': 28360 + i for i in range(NODES)},
+    'epmd': 28370,
 }
 RABBITMQCTL = '/usr/lib/rabbitmq/bin/rabbitmqctl'
 
