@@ -12,6 +12,7 @@ from oslo_utils import fixture as utils_fixture
 from placement_ext import exception
 from placement_ext.api import nfvo
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.fixtures import nfvo as fake_nfvo
 
 CLIENT = ('vnfm', 's3cret')
 REQUEST = {
@@ -21,20 +22,6 @@ REQUEST = {
     'addResources': [{'id': 'r1', 'type': 'COMPUTE',
                       'resourceTemplateId': 'VDU1'}],
     '_links': {'vnfLcmOpOcc': {'href': 'o'}, 'vnfInstance': {'href': 'i'}}}
-
-
-class FakePackages:
-    def info(self, vnfd_id):
-        if vnfd_id != 'vnfd-1':
-            raise exception.NotFound(kind='onboarded VNF package', id=vnfd_id)
-        return {'id': 'pkg-1', 'vnfdId': 'vnfd-1',
-                'onboardingState': 'ONBOARDED', '_links': {}}
-
-    def content(self, vnfd_id):
-        return b'PK zip'
-
-    def vnfd(self, vnfd_id):
-        return b'PK vnfd'
 
 
 class TestNfvoApp(testtools.TestCase):
@@ -48,9 +35,9 @@ class TestNfvoApp(testtools.TestCase):
         self.app = self.make_app()
 
     def make_app(self):
-        return nfvo.NfvoApp(self._decide, FakePackages(), self.database,
-                            client_id=CLIENT[0], client_secret=CLIENT[1],
-                            token_lifetime=60)
+        return nfvo.NfvoApp(self._decide, fake_nfvo.FakePackages(),
+                            self.database, client_id=CLIENT[0],
+                            client_secret=CLIENT[1], token_lifetime=60)
 
     def _decide(self, request, grant_id, href):
         if self.refuse:

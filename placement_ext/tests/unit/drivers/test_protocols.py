@@ -24,7 +24,7 @@ IMPLEMENTATIONS = {
     protocols.Stacks: (heat.HeatDriver, fake_stacks.FakeHeat),
     protocols.Zones: (zone_inputs.ZoneSource, fake_stacks.FakeZones),
     protocols.Grants: (nfvo_driver.NfvoDriver, fake_nfvo.FakeNfvo),
-    protocols.Packages: (vnfpkgm.VnfPackages,),
+    protocols.Packages: (vnfpkgm.VnfPackages, fake_nfvo.FakePackages),
     protocols.ReservationCompute: (nova.NovaDriver, fake_nova.FakeNova),
 }
 
