@@ -2,7 +2,7 @@ import testtools
 
 from placement_ext import exception
 from placement_ext.drivers.placement import candidates as ac
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 RG = ac.RequestGroup
 REQ = ac.AllocationCandidatesRequest

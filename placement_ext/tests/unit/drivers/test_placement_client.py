@@ -7,7 +7,7 @@ from oslo_config import fixture as config_fixture
 from placement_ext import conf as pe_conf
 from placement_ext import exception
 from placement_ext.drivers.placement import client as pclient
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 RP = '/resource_providers/x'
 

@@ -4,7 +4,7 @@ from placement_ext import exception
 from placement_ext.drivers.placement import candidates as ac
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.drivers.placement import driver as pdriver
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 AC = '/allocation_candidates'
 EMPTY = (200, fakes.candidates_body([], {}))

@@ -3,7 +3,7 @@ import testtools
 from placement_ext import exception
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.drivers.placement import reservation
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 RP = fakes.CN1
 INV = f'/resource_providers/{RP}/inventories'

@@ -15,7 +15,7 @@ from placement_ext.manager import capacity_inputs as inputs
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 RC = 'CUSTOM_RESERVATION_4D17D41A_830D_47B2_91C7_4F9FC0AE611E'
 T0 = datetime.datetime(2030, 1, 1)

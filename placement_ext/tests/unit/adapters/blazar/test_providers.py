@@ -9,7 +9,7 @@ import testtools
 from placement_ext.adapters.blazar import providers as adapter
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.drivers.placement import reservation
-from placement_ext.tests.unit.drivers import placement_fakes as fakes
+from placement_ext.tests.fixtures import placement_api as fakes
 
 CN = fakes.CN1
 RP = '99999999-9999-4999-8999-999999999999'
