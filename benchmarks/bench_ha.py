@@ -59,9 +59,9 @@ from placement_ext.objects import lease as lease_obj
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests import backends
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
 from placement_ext.tests.functional.ha import fixture as ha_fixture
-from placement_ext.tests.unit.manager import fakes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, 'results')
@@ -77,7 +77,7 @@ def _request(data: dict) -> dict:
 
 
 def _manager(db, server, aggregate: str) -> reservations.Reservations:
-    nova = fakes.FakeNova()
+    nova = fake_nova.FakeNova()
     nova.aggregates[lc.SETTINGS.freepool] = types.SimpleNamespace(
         name=lc.SETTINGS.freepool, hosts=[], metadata={}, uuid=aggregate)
     return reservations.Reservations(
