@@ -17,6 +17,7 @@ The result is a plain dict, so it crosses RPC unchanged::
 first) or, with ``dry_run``, ``planned``.
 """
 
+import time
 from collections.abc import Iterable
 
 from placement_ext import exception
@@ -67,6 +68,26 @@ def workers(nova: nova_driver.NovaDriver,
         if not ids:
             raise exception.NotFound(kind='server of Heat stack', id=stack)
     return nova.worker_servers(ids=ids, name_prefix=name_prefix)
+
+
+def wait_for_nodes(kube: k8s_driver.KubernetesDriver,
+                   servers: list[node_labels.Server], timeout: float, *,
+                   interval: float = 2.0) -> list[str]:
+    """Wait at most ``timeout`` seconds until a Node matches every server;
+    the ids of the servers still without one, sorted.
+
+    A kubelet registers its Node only after its VM has booted, while
+    Tacker runs ``instantiate_end`` as soon as Heat's stack is complete.
+    """
+    deadline = time.monotonic() + timeout
+    wanted = {s.id for s in servers}
+    while True:
+        matched, _ = node_labels.match(servers, kube.nodes())
+        missing = sorted(wanted - {s.id for s in matched.values()})
+        left = deadline - time.monotonic()
+        if not missing or left <= 0:
+            return missing
+        time.sleep(min(interval, left))
 
 
 def label(kube: k8s_driver.KubernetesDriver,

@@ -28,7 +28,11 @@ in the request's ``additionalParams``:
 * ``prune`` (default true): remove our labels from Nodes matching no
   worker; false when other VNFs' workers are Nodes of the same cluster;
 * ``kubernetes_vim``: which Kubernetes entry of ``vimConnectionInfo``;
-* ``kubeconfig``, ``context``: a kubeconfig file on the conductor host.
+* ``kubeconfig``, ``context``: a kubeconfig file on the conductor host;
+* ``node_wait`` (seconds, default 0): wait that long at most for a Node
+  of every worker (kubelets register after their VM boots, Tacker runs
+  ``instantiate_end`` as soon as Heat is done); workers still without
+  one are reported and the rest are labelled.
 
 Where the APIs and credentials come from, first found wins:
 
@@ -90,6 +94,7 @@ SETTINGS_V1 = {
         'kubernetes_vim': {'type': 'string', 'minLength': 1},
         'kubeconfig': {'type': 'string', 'minLength': 1},
         'context': {'type': 'string', 'minLength': 1},
+        'node_wait': {'type': 'integer', 'minimum': 0, 'maximum': 3600},
     },
     'additionalProperties': False,
 }
@@ -163,6 +168,12 @@ def run(payload: Mapping, conf: cfg.ConfigOpts | None = None
         nova = nova_for(conf, inst, vnfcs)
         servers = nova.worker_servers(
             ids=[v['computeResource']['resourceId'] for v in vnfcs])
+        if settings.get('node_wait'):
+            missing = k8s_labels.wait_for_nodes(kube, servers,
+                                                settings['node_wait'])
+            if missing:
+                LOG.warning('No Node after %ss for server(s) %s',
+                            settings['node_wait'], ', '.join(missing))
         LOG.info('%s of VNF %s: labelling for %d worker(s)', operation,
                  inst.get('id'), len(servers))
         return k8s_labels.label(kube, servers, conf.kubernetes.host_label,

@@ -171,7 +171,7 @@ class TestWorkerLabels(base.CloudTestCase):
         tmp = self.useFixture(fixtures.TempDir()).path
         kubeconfig = os.path.join(tmp, 'kubeconfig')
         with open(kubeconfig, 'w') as stream:
-            yaml.safe_dump(_kubeconfig(self.kube.host), stream)
+            yaml.safe_dump(kas.kubeconfig(self.kube.host), stream)
         sections = cloud_config.service_sections(self.cloud.clouds_yaml,
                                                  'admin')
         sections['DEFAULT'] = {'state_path': tmp}
@@ -184,14 +184,6 @@ class TestWorkerLabels(base.CloudTestCase):
              '-f', 'json'], capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         return json.loads(result.stdout)
-
-
-def _kubeconfig(host: str) -> dict:
-    return {'apiVersion': 'v1', 'kind': 'Config', 'current-context': 'c',
-            'clusters': [{'name': 'c', 'cluster': {'server': host}}],
-            'users': [{'name': 'u', 'user': {'token': 't'}}],
-            'contexts': [{'name': 'c',
-                          'context': {'cluster': 'c', 'user': 'u'}}]}
 
 
 def _link(resource: dict, rel: str) -> str:

@@ -126,6 +126,48 @@ class TestSettings(MgmtTestCase):
             {mgmt.SETTINGS_KEY: {'prune': False}}))
         self.assertEqual('cmp2', self.labels('w2')[ZONE])
 
+    def test_node_wait_waits_for_a_late_kubelet(self):
+        # s3's kubelet registers while the driver waits (Tacker runs
+        # instantiate_end as soon as Heat's stack is complete)
+        self.hosts['s3'] = 'cmp3'
+        sleeps = []
+
+        def sleep(seconds):
+            sleeps.append(seconds)
+            if len(sleeps) == 2:
+                self.server.add_node('w3', '10.0.0.3')
+
+        self.useFixture(fixtures.MockPatch(
+            'placement_ext.conductor.k8s_labels.time.sleep', sleep))
+        status, err = self.main(tm.payload(
+            'instantiate_end', self.instance(vnfcs=[*WORKERS,
+                                                    ('workerNode', 's3')]),
+            {mgmt.SETTINGS_KEY: {'node_wait': 60}}))
+        self.assertEqual(0, status, err)
+        self.assertEqual([2.0, 2.0], sleeps)
+        self.assertEqual('cmp3', self.labels('w3')[ZONE])
+        self.assertEqual('cmp1', self.labels('w1')[ZONE])
+        self.assertNotIn('no node for server', err)
+
+    def test_node_wait_gives_up_and_labels_the_others(self):
+        self.hosts['s3'] = 'cmp3'
+        clock = iter(range(0, 1000, 4))
+        self.useFixture(fixtures.MockPatch(
+            'placement_ext.conductor.k8s_labels.time.monotonic',
+            lambda: next(clock)))
+        sleep = self.useFixture(fixtures.MockPatch(
+            'placement_ext.conductor.k8s_labels.time.sleep')).mock
+        status, err = self.main(tm.payload(
+            'heal_end', self.instance(vnfcs=[*WORKERS,
+                                             ('workerNode', 's3')]),
+            {mgmt.SETTINGS_KEY: {'node_wait': 10}}))
+        self.assertEqual(0, status, err)
+        # deadline 10: checks at 4 and 12 (after sleeping min(2, 6))
+        self.assertEqual([mock.call(2.0)], sleep.call_args_list)
+        self.assertIn('No Node after 10s for server(s) s3', err)
+        self.assertIn('no node for server(s) s3', err)
+        self.assertEqual('cmp1', self.labels('w1')[ZONE])
+
     def test_bad_settings_fail_the_operation(self):
         status, err = self.main(tm.payload(
             'instantiate_end', self.instance(),
