@@ -258,6 +258,28 @@ class TestSamplePackage(MgmtTestCase):
             {op: v['implementation']
              for op, v in vnf['interfaces']['Vnflcm'].items()})
 
+    def test_every_vdu_has_its_instances_per_level(self):
+        # Tacker v2 counts a VDU's VNFCs for a level only from
+        # VduInstantiationLevels (vnfd_utils.get_vdu_num); without them
+        # it grants nothing and instantiate fails
+        policies = {}
+        for entry in self.df()['topology_template']['policies']:
+            policies.update(entry)
+        per_level = {target: policy['properties']['levels']
+                     for policy in policies.values()
+                     if policy['type'] ==
+                     'tosca.policies.nfv.VduInstantiationLevels'
+                     for target in policy['targets']}
+        initial = {target: policy['properties']['initial_delta'][
+            'number_of_instances'] for policy in policies.values()
+            if policy['type'] == 'tosca.policies.nfv.VduInitialDelta'
+            for target in policy['targets']}
+        default = policies['instantiation_levels']['properties'][
+            'default_level']
+        self.assertEqual(initial, {vdu: levels[default][
+            'number_of_instances'] for vdu, levels in per_level.items()})
+        self.assertEqual({'masterNode': 1, 'workerNode': 2}, initial)
+
     def test_basehot_is_the_translated_vnfd(self):
         result = tm.package_translation(hosts=2)
         self.assertFalse(result.changed)
