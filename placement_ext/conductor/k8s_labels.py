@@ -29,6 +29,9 @@ from placement_ext.drivers import nova as nova_driver
 
 # the stack Tacker v2's OpenStack infra driver creates for a VNF instance
 TACKER_V2_STACK = 'vnf-{}'
+# what wait_for_nodes waits with (tests replace them, not time's own)
+_clock = time.monotonic
+_sleep = time.sleep
 
 
 def stack_of(vnf_instance_id: str) -> str:
@@ -79,15 +82,15 @@ def wait_for_nodes(kube: k8s_driver.KubernetesDriver,
     A kubelet registers its Node only after its VM has booted, while
     Tacker runs ``instantiate_end`` as soon as Heat's stack is complete.
     """
-    deadline = time.monotonic() + timeout
+    deadline = _clock() + timeout
     wanted = {s.id for s in servers}
     while True:
         matched, _ = node_labels.match(servers, kube.nodes())
         missing = sorted(wanted - {s.id for s in matched.values()})
-        left = deadline - time.monotonic()
+        left = deadline - _clock()
         if not missing or left <= 0:
             return missing
-        time.sleep(min(interval, left))
+        _sleep(min(interval, left))
 
 
 def label(kube: k8s_driver.KubernetesDriver,

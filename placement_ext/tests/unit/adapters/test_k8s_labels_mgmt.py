@@ -138,7 +138,7 @@ class TestSettings(MgmtTestCase):
                 self.server.add_node('w3', '10.0.0.3')
 
         self.useFixture(fixtures.MockPatch(
-            'placement_ext.conductor.k8s_labels.time.sleep', sleep))
+            'placement_ext.conductor.k8s_labels._sleep', sleep))
         status, err = self.main(tm.payload(
             'instantiate_end', self.instance(vnfcs=[*WORKERS,
                                                     ('workerNode', 's3')]),
@@ -153,17 +153,17 @@ class TestSettings(MgmtTestCase):
         self.hosts['s3'] = 'cmp3'
         clock = iter(range(0, 1000, 4))
         self.useFixture(fixtures.MockPatch(
-            'placement_ext.conductor.k8s_labels.time.monotonic',
+            'placement_ext.conductor.k8s_labels._clock',
             lambda: next(clock)))
         sleep = self.useFixture(fixtures.MockPatch(
-            'placement_ext.conductor.k8s_labels.time.sleep')).mock
+            'placement_ext.conductor.k8s_labels._sleep')).mock
         status, err = self.main(tm.payload(
             'heal_end', self.instance(vnfcs=[*WORKERS,
                                              ('workerNode', 's3')]),
             {mgmt.SETTINGS_KEY: {'node_wait': 10}}))
         self.assertEqual(0, status, err)
-        # deadline 10: checks at 4 and 12 (after sleeping min(2, 6))
-        self.assertEqual([mock.call(2.0)], sleep.call_args_list)
+        # the clock reads 0 (deadline 10), then 4, 8 (a sleep each) and 12
+        self.assertEqual([mock.call(2.0)] * 2, sleep.call_args_list)
         self.assertIn('No Node after 10s for server(s) s3', err)
         self.assertIn('no node for server(s) s3', err)
         self.assertEqual('cmp1', self.labels('w1')[ZONE])
