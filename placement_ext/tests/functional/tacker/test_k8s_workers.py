@@ -111,8 +111,10 @@ class TestSampleK8sPackageInTacker(base.TackerTestCase):
             vnfd_id, fixture.unique_name('k8s'),
             metadata={'placement_ext_k8s': self.settings})
         self.addCleanup(self.tacker.terminate_and_delete, inst_id)
-        self.kubelets = Kubelets(self.cloud.admin, self.kube,
-                                 inst_id).start()
+        # a connection of its own: the thread polls beside the test
+        self.kubelets = Kubelets(fixture.connect(self.cloud.clouds_yaml,
+                                                 'admin'),
+                                 self.kube, inst_id).start()
         self.addCleanup(self.kubelets.stop)
 
         self.assertCompleted(self.tacker.wait(self.tacker.lcm(
