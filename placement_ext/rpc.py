@@ -245,8 +245,11 @@ class ServiceAPI:
                                  version_cap=version_cap)
         self._broker_seen = False
         # time.monotonic() by which every call must be answered: set by a
-        # caller whose whole run is bounded (the CLI's --timeout)
+        # caller whose whole run is bounded (the CLI's --timeout), and
+        # that budget's seconds, which a timeout names (not what was left
+        # of it, which the caller never asked for)
         self.deadline: float | None = None
+        self.allowed: float | None = None
 
     def can_send_version(self, version: str) -> bool:
         return self.client.can_send_version(version)
@@ -296,7 +299,7 @@ class ServiceAPI:
         try:
             return cctxt.call(context, method, **kwargs)
         except oslo_messaging.MessagingTimeout:
-            waited = f'{round(timeout, 1):g}'
+            waited = f'{round(self.allowed or timeout, 1):g}'
             raise exception.ServiceUnavailable(
                 service=self.SERVICE,
                 reason=f'no reply to {method} on topic {self.topic} '

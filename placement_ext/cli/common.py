@@ -51,6 +51,7 @@ class ClientManager:
         # set by the command before its first call (see _ReportsErrors)
         self.read_only = False
         self.deadline: float | None = None
+        self.allowed: float | None = None
         # the embedded conductor still runs an operation this command
         # stopped waiting for: the process ends without waiting for it
         self.abandoned = False
@@ -60,9 +61,13 @@ class ClientManager:
         if seconds is None:
             return
         self.deadline = time.monotonic() + seconds
+        self.allowed = seconds
         for name in ('conductor', 'manager'):
             if name in self.__dict__:  # already built
-                self.__dict__[name].deadline = self.deadline
+                self._bound(self.__dict__[name])
+
+    def _bound(self, api: rpc.ServiceAPI) -> None:
+        api.deadline, api.allowed = self.deadline, self.allowed
 
     @functools.cached_property
     def conf(self) -> cfg.ConfigOpts:
@@ -90,13 +95,13 @@ class ClientManager:
     @functools.cached_property
     def conductor(self) -> conductor_rpcapi.ConductorAPI:
         api = conductor_rpcapi.ConductorAPI(self.conf, self.transport)
-        api.deadline = self.deadline
+        self._bound(api)
         return api
 
     @functools.cached_property
     def manager(self) -> manager_rpcapi.ManagerAPI:
         api = manager_rpcapi.ManagerAPI(self.conf, self.transport)
-        api.deadline = self.deadline
+        self._bound(api)
         return api
 
     def close(self) -> None:
