@@ -285,11 +285,13 @@ def sync_with_tacker() -> list[op_obj.Operation]:
 
 
 def _sync_forever() -> None:
+    interval = 10
     while True:
-        time.sleep(runtime().conf.placement_ext.lcm_sync_interval)
+        time.sleep(interval)
         try:
+            interval = runtime().conf.placement_ext.lcm_sync_interval
             sync_with_tacker()
-        except Exception:  # the next pass tries again
+        except Exception:  # a database down: the next pass tries again
             LOG.exception('Ending our operations with Tacker\'s failed')
 
 
