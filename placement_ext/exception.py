@@ -157,6 +157,16 @@ class ZonesExhausted(PlacementExtError):
     title = 'No availability zone left'
 
 
+class HostEnded(PlacementExtError):
+    """The host service (Tacker) ended the LCM operation occurrence our
+    operation ran in, before ours ended."""
+
+    msg_fmt = ('the host service ended LCM operation occurrence %(lcm)s '
+               '%(state)s')
+    code = errors.HOST_ENDED
+    title = 'Ended by the host service'
+
+
 class NoRegion(PlacementExtError):
     """Cloud selection dropped every candidate region; ``reason`` says
     why each one went."""

@@ -58,6 +58,12 @@ class Ownership:
         return models.utcnow() - datetime.timedelta(
             seconds=self._opts.operation_takeover_timeout)
 
+    def live(self, op: op_obj.Operation) -> bool:
+        """Whether a process holds ``op``'s claim now: it has an owner
+        whose last heartbeat is not stale."""
+        return op.owner is not None and op.heartbeat_at is not None and \
+            op.heartbeat_at >= self.stale_before()
+
     def heartbeat(self) -> int:
         """Renew the claims of the operations a block of ours drives now
         (one whose block ended without giving it up goes stale)."""

@@ -36,6 +36,15 @@ so an operation stopped on one host resumes on another. Never Tacker's
 own database. The schema is brought to the current version when
 tacker-conductor starts.
 """),
+    cfg.IntOpt(
+        'lcm_sync_interval',
+        default=10, min=1,
+        help="""
+Seconds between two looks of tacker-conductor at the LCM operation
+occurrences our operations run in: one Tacker rolled back or failed ends
+our operation ROLLED_BACK or FAILED (``POST .../rollback`` and
+``POST .../fail``), instead of it staying FAILED_TEMP.
+"""),
 ]
 
 

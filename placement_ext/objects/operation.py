@@ -17,6 +17,11 @@ changes it: :func:`create` records the stack's owner (``stacks``) and
 refuses an operation of another VNF instance on it, or any while the
 operation that took it last still runs; a FAILED_TEMP operation may be
 superseded, and is then no longer retried (:func:`retry`).
+
+An operation run inside a host service's LCM operation occurrence
+(Tacker's) names it in ``params['lcm_op_occ_id']``: :func:`for_lcm_op_occ`
+finds it again when the host retries, :func:`lcm_op_occ_pending` lists
+those the host may still end.
 """
 
 import dataclasses
@@ -188,6 +193,33 @@ def get(database: db_api.Database, operation_id: str) -> Operation:
             .where(models.ZoneAttempt.operation_id == operation_id)
             .order_by(models.ZoneAttempt.seq)).all()
         return _operation(row, attempts)
+
+
+def for_lcm_op_occ(database: db_api.Database, vnf_instance_id: str,
+                   lcm_op_occ_id: str) -> Operation | None:
+    """The newest operation (with attempts) run in the host's LCM
+    operation occurrence ``lcm_op_occ_id``, or None."""
+    stmt = (sa.select(models.Operation.id, models.Operation.params)
+            .where(models.Operation.vnf_instance_id == vnf_instance_id)
+            .order_by(models.Operation.created_at.desc(),
+                      models.Operation.id))
+    with database.reader() as session:
+        found = next((row.id for row in session.execute(stmt)
+                      if (row.params or {}).get('lcm_op_occ_id')
+                      == lcm_op_occ_id), None)
+    return None if found is None else get(database, found)
+
+
+def lcm_op_occ_pending(database: db_api.Database) -> list[Operation]:
+    """Operations run in a host's LCM operation occurrence that have not
+    ended (FAILED_TEMP or runnable), without attempts, oldest first."""
+    stmt = (sa.select(models.Operation)
+            .where(models.Operation.state.in_(
+                (states.STATE_FAILED_TEMP, *RUNNABLE_STATES)))
+            .order_by(models.Operation.created_at, models.Operation.id))
+    with database.reader() as session:
+        return [_operation(row, ()) for row in session.scalars(stmt)
+                if (row.params or {}).get('lcm_op_occ_id')]
 
 
 def list_operations(database: db_api.Database,

@@ -55,6 +55,10 @@ OPERATION_REQUEST_V1_0 = {
         # the SOL 003 GrantRequest this operation was granted with, sent
         # again before a move ([v2_vnfm] placement_regrant_before_move)
         'grant_request': {'type': 'object'},
+        # the host service's LCM operation occurrence (Tacker's lcmocc id)
+        # this operation runs in: its retry resumes this operation
+        'lcm_op_occ_id': {'type': 'string', 'minLength': 1,
+                          'maxLength': 255},
     },
     'required': ['operation', 'vnf_instance_id', 'stack_name', 'placement',
                  'targets'],

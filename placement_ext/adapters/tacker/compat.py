@@ -30,6 +30,12 @@ UPDATE_STACK_RETRY = ('self', 'heat_client', 'fields', 'inst', 'stack_id',
 # the LCM entry points our driver wraps to remember the operation
 LCM_METHODS = ('instantiate', 'scale', 'heal')
 LCM_PARAMETERS = ('self', 'req', 'inst', 'grant_req', 'grant', 'vnfd')
+# Openstack._make_hot, which puts a resumed operation's zones into the
+# stack fields on Tacker's retry
+MAKE_HOT = LCM_PARAMETERS + ('is_rollback',)
+# the LCM operation occurrence of a Grant (a retry's key to our operation)
+# and how its state is read (our operation ends when Tacker's does)
+GRANT_REQUEST_FIELDS = ('vnfLcmOpOccId',)
 # what _remember reads of Tacker's VNFD object
 VNFD_METHODS = ('get_affinity_targets', 'get_anti_affinity_targets')
 # [v2_vnfm] options our driver reads from Tacker's configuration
@@ -81,6 +87,9 @@ def contract_problems() -> list[str]:
         if found != LCM_PARAMETERS:
             problems.append(f'Openstack.{name}{found}, expected '
                             f'{LCM_PARAMETERS}')
+    found = _parameters(upstream._make_hot)
+    if found != MAKE_HOT:
+        problems.append(f'Openstack._make_hot{found}, expected {MAKE_HOT}')
     if getattr(vnflcm_driver_v2, 'openstack', None) is not openstack:
         problems.append('vnflcm_driver_v2 does not look Openstack up in '
                         'the openstack module')
@@ -91,7 +100,30 @@ def contract_problems() -> list[str]:
     problems += [f'Vnfd.{name} is missing' for name in VNFD_METHODS
                  if not callable(getattr(vnfd_utils.Vnfd, name, None))]
     return (problems + _option_problems() + _start_problems()
-            + _conductor_problems())
+            + _conductor_problems() + _lcm_op_occ_problems())
+
+
+def _lcm_op_occ_problems() -> list[str]:
+    """Our ConductorV2 is the one Tacker's conductor builds; a Grant
+    names its occurrence, whose state we read by id."""
+    from tacker.sol_refactored import objects
+    from tacker.sol_refactored.conductor import conductor_v2
+    from tacker.sol_refactored.conductor import v2_hook
+
+    problems = []
+    if 'conductor_v2.ConductorV2()' not in inspect.getsource(v2_hook):
+        problems.append('v2_hook does not build conductor_v2.ConductorV2()')
+    if not isinstance(getattr(conductor_v2, 'ConductorV2', None), type):
+        problems.append('conductor_v2.ConductorV2 is missing')
+    objects.register_all()
+    fields = objects.GrantRequestV1.fields
+    problems += [f'GrantRequestV1.{name} is missing'
+                 for name in GRANT_REQUEST_FIELDS if name not in fields]
+    if not callable(getattr(objects.VnfLcmOpOccV2, 'get_by_id', None)) or \
+            'operationState' not in objects.VnfLcmOpOccV2.fields:
+        problems.append('VnfLcmOpOccV2.get_by_id or operationState is '
+                        'missing')
+    return problems
 
 
 def _conductor_problems() -> list[str]:

@@ -12,24 +12,37 @@ failed-VNFC detection, candidate zones (with the non-admin fallback), the
 On success the stack has the new zones and Tacker reads them back from
 its parameters, as after its own reselection; otherwise Tacker fails the
 LCM operation with our reason, which names our operation.
+
+Our operation names Tacker's LCM operation occurrence (its Grant's
+``vnfLcmOpOccId``). Tacker's retry of the occurrence calls the same
+entry point again: :mod:`placement_ext.conductor.host_lcm` first resumes
+our operation (its failed zones kept), and Tacker's own stack update then
+carries the zones ours ended with. Tacker's rollback or fail of the
+occurrence ends ours the same way, seen by a thread of the v2 conductor
+(:class:`ConductorV2`) every ``[placement_ext] lcm_sync_interval``.
 """
 
 import dataclasses
 import os
 import socket
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from tacker import context as tacker_context
+from tacker.sol_refactored import objects as tacker_objects
 from tacker.sol_refactored.common import exceptions as sol_ex
+from tacker.sol_refactored.common import vnf_instance_utils as inst_utils
+from tacker.sol_refactored.conductor import conductor_v2
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import conf as pe_conf
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.adapters.tacker import vim as tacker_vim
+from placement_ext.conductor import host_lcm
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import ownership
-from placement_ext.conductor import stack_request
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
@@ -45,11 +58,13 @@ SQLITE_FILE = 'placement_ext.sqlite'
 @dataclasses.dataclass(frozen=True)
 class _Call:
     """What Tacker's entry point knew and ``_update_stack_retry`` is not
-    told: the operation, its Grant, and the VNFD rules."""
+    told: the operation, its Grant, the VNFD rules, and Tacker's LCM
+    operation occurrence."""
 
     operation: str
     grant: object
     rules: dict
+    lcm_op_occ_id: str | None = None
 
 
 class Runtime:
@@ -109,6 +124,34 @@ def _ownership(rt: Runtime) -> ownership.Ownership:
         rt.conf.conductor)
 
 
+def _host_lcm(rt: Runtime) -> host_lcm.HostLcm:
+    return host_lcm.HostLcm(rt.database, _ownership(rt),
+                            host_lcm.wait_limit(rt.conf))
+
+
+def _lcm_op_occ_id(grant_req: object) -> str | None:
+    if grant_req is None or not grant_req.obj_attr_is_set('vnfLcmOpOccId'):
+        return None
+    return grant_req.vnfLcmOpOccId
+
+
+def _place(fields: dict, placement: dict) -> None:
+    """Our zones into Tacker's stack fields, for the VNFCs they name:
+    Tacker sends them and reads them back."""
+    vdus = fields['parameters'].get('nfv', {}).get('VDU', {})
+    for vnfc, zone in placement.items():
+        if isinstance(vdus.get(vnfc), dict):
+            vdus[vnfc]['locationConstraints'] = zone
+
+
+def _failed(op: op_obj.Operation, detail: str) -> sol_ex.SolException:
+    """Tacker's error for our operation that did not complete."""
+    detail = (op.error or {}).get('detail') or detail
+    return sol_ex.StackOperationFailed(
+        sol_detail=f'{detail} (placement-ext operation {op.id})',
+        sol_title='Stack operation failed')
+
+
 def _grant_zones(grant: object) -> list[str]:
     # a heal's Grant may have no zones; an unset field of Tacker's
     # objects raises rather than reads None
@@ -121,27 +164,63 @@ class Openstack(openstack.Openstack):
     """Tacker's driver; ``_update_stack_retry`` is ours."""
 
     _call: _Call | None = None
+    # the zones of our operation a retry resumed, for Tacker's stack fields
+    _resumed: dict | None = None
 
-    def _remember(self, operation: str, grant: object, vnfd: object,
-                  flavour_id: str) -> None:
+    def _remember(self, operation: str, inst: object, grant_req: object,
+                  grant: object, vnfd: object, flavour_id: str) -> None:
         self._call = _Call(operation, grant, {
             'AFFINITY': vnfd.get_affinity_targets(flavour_id),
-            'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)})
+            'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)},
+            _lcm_op_occ_id(grant_req))
+        self._resume(inst)
+
+    def _resume(self, inst: object) -> None:
+        """On Tacker's retry of its occurrence: resume our operation of
+        it first (:meth:`placement_ext.conductor.host_lcm.HostLcm.resume`;
+        nothing on a first try). Completed, its zones go into Tacker's
+        stack fields; otherwise the retry fails with our reason."""
+        rt = runtime()
+        lcm_op_occ_id = self._call.lcm_op_occ_id
+        if not rt.conf.placement_ext.zone_reselection or not lcm_op_occ_id:
+            return
+        vim_info = inst_utils.select_vim_info(inst.vimConnectionInfo)
+        try:
+            op = _host_lcm(rt).resume(
+                inst.id, lcm_op_occ_id, lambda: runner_for(rt, vim_info)[0])
+        except host_lcm.StillRunning as exc:
+            raise sol_ex.StackOperationFailed(
+                sol_detail=exc.detail, sol_title='Stack operation failed')
+        if op is None:
+            return
+        if op.state != states.STATE_COMPLETED:
+            raise _failed(op, 'zone reselection did not complete')
+        self._resumed = op.placement
+
+    def _make_hot(self, req: object, inst: object, grant_req: object,
+                  grant: object, vnfd: object, is_rollback: bool = False
+                  ) -> dict:
+        fields = super()._make_hot(req, inst, grant_req, grant, vnfd,
+                                   is_rollback=is_rollback)
+        if self._resumed and not is_rollback:
+            _place(fields, self._resumed)
+        return fields
 
     def instantiate(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('INSTANTIATE', grant, vnfd, req.flavourId)
+        self._remember('INSTANTIATE', inst, grant_req, grant, vnfd,
+                       req.flavourId)
         return super().instantiate(req, inst, grant_req, grant, vnfd)
 
     def scale(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('SCALE', grant, vnfd,
+        self._remember('SCALE', inst, grant_req, grant, vnfd,
                        inst.instantiatedVnfInfo.flavourId)
         return super().scale(req, inst, grant_req, grant, vnfd)
 
     def heal(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('HEAL', grant, vnfd,
+        self._remember('HEAL', inst, grant_req, grant, vnfd,
                        inst.instantiatedVnfInfo.flavourId)
         return super().heal(req, inst, grant_req, grant, vnfd)
 
@@ -170,7 +249,8 @@ class Openstack(openstack.Openstack):
             stack_name=stack_name, fields=fields, targets=sorted(vdu_ids),
             rules=call.rules, known_flavors=nova.flavors(),
             grant_zones=_grant_zones(call.grant),
-            best_effort=rt.conf.v2_vnfm.placement_fallback_best_effort)
+            best_effort=rt.conf.v2_vnfm.placement_fallback_best_effort,
+            lcm_op_occ_id=call.lcm_op_occ_id)
         if not request['targets']:
             raise error_ex
         op = op_obj.create(
@@ -185,20 +265,57 @@ class Openstack(openstack.Openstack):
         with _ownership(rt).owned(op.id, beat=True):
             op = runner.run(op.id, sent=failed)
         if op.state != states.STATE_COMPLETED:
-            detail = (op.error or {}).get('detail') or error_ex.detail
-            raise sol_ex.StackOperationFailed(
-                sol_detail=f'{detail} (placement-ext operation {op.id})',
-                sol_title='Stack operation failed')
+            raise _failed(op, error_ex.detail)
         # Tacker reads the new zones back from the fields it passed
-        fields['parameters']['nfv']['VDU'].update(
-            stack_request.stack_parameters(fields, op.placement)['nfv']['VDU'])
+        _place(fields, op.placement)
+
+
+def _lcm_op_occ_state(context: object, lcm_op_occ_id: str) -> str | None:
+    occ = tacker_objects.VnfLcmOpOccV2.get_by_id(context, lcm_op_occ_id)
+    return None if occ is None else occ.operationState
+
+
+def sync_with_tacker() -> list[op_obj.Operation]:
+    """End our operations whose Tacker occurrence was rolled back or
+    failed (:meth:`placement_ext.conductor.host_lcm.HostLcm.end_with_host`);
+    the ones ended."""
+    context = tacker_context.get_admin_context()
+    return _host_lcm(runtime()).end_with_host(
+        lambda lcm_op_occ_id: _lcm_op_occ_state(context, lcm_op_occ_id))
+
+
+def _sync_forever() -> None:
+    interval = 10
+    while True:
+        time.sleep(interval)
+        try:
+            interval = runtime().conf.placement_ext.lcm_sync_interval
+            sync_with_tacker()
+        except Exception:  # a database down: the next pass tries again
+            LOG.exception('Ending our operations with Tacker\'s failed')
+
+
+class ConductorV2(conductor_v2.ConductorV2):
+    """Tacker's v2 conductor, plus the thread of
+    :func:`sync_with_tacker` (Tacker's fail of an occurrence never reaches
+    the conductor: tacker-server writes it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        threading.Thread(target=_sync_forever, daemon=True,
+                         name='placement-ext-lcm-sync').start()
 
 
 def install() -> None:
     """Make Tacker's v2 conductor build our driver: it looks the class up
-    in the module each time (``openstack.Openstack()``)."""
+    in the module each time (``openstack.Openstack()``); and Tacker's
+    conductor service our :class:`ConductorV2` (``v2_hook`` builds
+    ``conductor_v2.ConductorV2()`` the same way)."""
     if openstack.Openstack is not Openstack:
         openstack.Openstack = Openstack
+    if conductor_v2.ConductorV2 is not ConductorV2:
+        conductor_v2.ConductorV2 = ConductorV2
 
 
-__all__ = ['Openstack', 'install', 'runtime']
+__all__ = ['ConductorV2', 'Openstack', 'install', 'runtime',
+           'sync_with_tacker']

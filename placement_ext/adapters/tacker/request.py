@@ -67,7 +67,8 @@ def flavors(vdu_params: dict, known: list[dict]) -> dict[str, dict]:
 def operation_request(*, operation: str, vnf_instance_id: str,
                       stack_name: str, fields: dict, targets: list[str],
                       rules: dict[str, list], known_flavors: list[dict],
-                      grant_zones: list[str], best_effort: bool) -> dict:
+                      grant_zones: list[str], best_effort: bool,
+                      lcm_op_occ_id: str | None = None) -> dict:
     """Our operation request for the stack Tacker failed to create or
     update with ``fields`` (its ``template``, ``files``, ``parameters``).
 
@@ -75,6 +76,8 @@ def operation_request(*, operation: str, vnf_instance_id: str,
         ``vdu_ids``); only they move.
     :param rules: ``{'AFFINITY': [...], 'ANTI_AFFINITY': [...]}``, the
         VNFD's ``(targets, scope)`` rules of the instantiated flavour.
+    :param lcm_op_occ_id: Tacker's LCM operation occurrence it runs in
+        (its retry resumes the operation).
     """
     vdu_params = fields['parameters']['nfv'].get('VDU', {})
     zones = placement(vdu_params)
@@ -97,4 +100,6 @@ def operation_request(*, operation: str, vnf_instance_id: str,
         request['files'] = fields.get('files') or {}
     if grant_zones:
         request['grant_zones'] = sorted(set(grant_zones))
+    if lcm_op_occ_id:
+        request['lcm_op_occ_id'] = lcm_op_occ_id
     return request

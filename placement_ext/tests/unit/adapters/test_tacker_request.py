@@ -99,3 +99,9 @@ class TestOperationRequest(testtools.TestCase):
             'locationConstraints'])
         self.assertEqual('cirros', params['nfv']['VDU']['VDU1-0'][
             'vcImageId'])
+
+    def test_the_lcm_operation_occurrence_is_named_when_known(self):
+        self.assertNotIn('lcm_op_occ_id', translate())
+        request = translate(lcm_op_occ_id='occ-1')
+        self.assertEqual('occ-1', request['lcm_op_occ_id'])
+        self.assertIs(request, stack_request.validate(request))
