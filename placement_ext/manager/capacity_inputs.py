@@ -23,6 +23,20 @@ Each manager also keeps the views it loaded, turned into decision
 inputs, in memory, keyed by the stored row's generation and write time:
 a lease create loads from the database only rows written since, and
 reads the hosts' stamps again only when their one-row fingerprint moved.
+
+A lease create does not list the pool's generations first
+(:meth:`HostViews.kept`): it decides on the kept views, then checks only
+the hosts it chose against Placement (:meth:`HostViews.stale`: one call
+per chosen host up to :data:`CHECK_ONE_BY_ONE_MAX`, made at once; above
+that one listing of the pool's generations and a read of the chosen
+hosts that moved, alone or in one bulk call), whatever the size of the
+pool or the number of hosts that changed elsewhere. A chosen host whose
+capacities or usages moved is read again (:meth:`HostViews.refresh`)
+and the decision is made again, so a stale view never becomes a slot.
+Only views of hosts a decision would take need to be current: a host
+whose view is too pessimistic (instances deleted) is merely not chosen,
+and a refusal is always decided again on the listed pool
+(:meth:`HostViews.current`).
 """
 
 import dataclasses
@@ -47,6 +61,10 @@ _Stamp = tuple[int, datetime.datetime | None]
 # Changed hosts read one by one (two or three calls each) at most; more
 # are read with one bulk call.
 READ_ONE_BY_ONE_MAX = 32
+# Hosts a decision chose checked one call each at most (CHECK_THREADS
+# at a time); more are first compared with the pool's generations.
+CHECK_ONE_BY_ONE_MAX = 16
+CHECK_THREADS = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +122,83 @@ class HostViews:
                         {'n': len(plan.unlisted), 'agg': pool_uuid})
         return Current(hosts, self._usages(hosts, stamps, plan, pool_uuid,
                                            listed), plan)
+
+    def kept(self, pool_uuid: str | None) -> Current:
+        """The reservable hosts and their kept views, without asking
+        Placement whether they are current (see :meth:`stale`).
+
+        Hosts without a kept view (enrolled, or forgotten at a lease's
+        end) are read now: alone when they are few, else with the
+        whole pool as :meth:`current` does (the first lease after an
+        upgrade).
+        """
+        stamps = self._current_stamps()
+        hosts = self._current_hosts(stamps)
+        missing = tuple(h.id for h in hosts if stamps[h.id].view is None)
+        if len(missing) > READ_ONE_BY_ONE_MAX:
+            return self.current(pool_uuid)
+        plan = usage_freshness.ReadPlan(tuple(sorted(missing)), ())
+        return Current(hosts, self._usages(hosts, stamps, plan, pool_uuid,
+                                           {}), plan)
+
+    def stale(self, chosen: Mapping[int, capacity.Resources],
+              hosts: Mapping[int, host_obj.Host], usages: Usages,
+              pool_uuid: str | None
+              ) -> dict[int, reservation_reads.PoolUsage | None]:
+        """The chosen hosts whose view Placement no longer matches: host
+        id -> their tree as Placement shows it now (None: not shown, as
+        when the host has no room for one instance any more).
+
+        Up to :data:`CHECK_ONE_BY_ONE_MAX` chosen hosts are read one
+        call each (at once); more are first compared with the pool's
+        generations (one call) and those that moved are read, one by one
+        or, when many, in one bulk call.
+
+        :param chosen: host id -> one instance of the flavor it was
+            chosen for (the unit limits are checked with it).
+        """
+        check = sorted(chosen)
+        if len(check) > CHECK_ONE_BY_ONE_MAX and pool_uuid:
+            listed = self.placement.pool_generations(pool_uuid)
+            stamps = self._stamps
+            check = [i for i in check if _kept_generation(stamps.get(i))
+                     != listed.get(hosts[i].compute_provider_uuid)]
+        if len(check) > CHECK_ONE_BY_ONE_MAX and pool_uuid:
+            pool = self.placement.pool_usages(pool_uuid)
+            shown = {i: pool.get(hosts[i].compute_provider_uuid)
+                     for i in check}
+        else:
+            with futures.ThreadPoolExecutor(CHECK_THREADS) as workers:
+                shown = dict(zip(check, workers.map(
+                    lambda i: self.placement.tree_usage(
+                        hosts[i].compute_provider_uuid, dict(zip(
+                            capacity.RESOURCE_CLASSES,
+                            chosen[i].as_tuple(), strict=True))),
+                    check), strict=True))
+        return {i: tree for i, tree in shown.items()
+                if tree is None or not _matches(usages[i], tree)}
+
+    def refresh(self, stale: Mapping[int, reservation_reads.PoolUsage | None],
+                hosts: Mapping[int, host_obj.Host], usages: Usages
+                ) -> dict[int, reservation_reads.HostUsage]:
+        """``usages`` with the :meth:`stale` hosts' views made from what
+        Placement showed (with their kept inventories while the
+        capacities hold; else read alone), and stored."""
+        kept = host_obj.known_usages(self.database, list(stale))
+        fresh = {}
+        for host_id, tree in stale.items():
+            view = kept.get(host_id)
+            # kept generation: a full listing reads the host again
+            fresh[host_id] = (_pool_view(hosts[host_id], tree, view,
+                                         view.generation)
+                              if tree is not None and view is not None
+                              else None) or _read(self.placement,
+                                                  hosts[host_id])
+        host_obj.remember_usages(self.database, fresh)
+        out = dict(usages)
+        out.update((host_id, _usage(view, 'inventories'))
+                   for host_id, view in fresh.items())
+        return out
 
     def _current_stamps(self) -> dict[int, host_obj.Stamp]:
         """Every reservable host's stamp, read again only when their
@@ -214,6 +309,26 @@ def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:
     return stamp is not None and (host.generation, host.compute_provider_uuid
                                   ) == (stamp.generation,
                                         stamp.compute_provider_uuid)
+
+
+def _kept_generation(stamp: host_obj.Stamp | None) -> int | None:
+    return None if stamp is None or stamp.view is None else stamp.view[0]
+
+
+def _matches(usage: reservation_reads.HostUsage,
+             tree: reservation_reads.PoolUsage) -> bool:
+    """Whether Placement's tree now gives the decision what the view
+    gave it: the same capacities, ordinary and reserved usages."""
+    capacities = {rc: capacity.Inventory.from_placement(inv).capacity
+                  for rc, inv in usage.inventories.items()}
+    return (capacities == dict(tree.capacities)
+            and _used(usage.usages) == _used(tree.usages)
+            and _used(usage.reservation_usages)
+            == _used(tree.reservation_usages))
+
+
+def _used(amounts: Mapping[str, int]) -> dict[str, int]:
+    return {rc: int(n) for rc, n in amounts.items() if n}
 
 
 def _read(placement: reservation_reads.ReservationPlacement,

@@ -2,13 +2,14 @@
 
 Blazar's ``virtual:instance`` plugin with the ``placement-api`` spec.
 
-Create (RPC): capacity is read from Placement first (Placement's kept
-view of each host, checked against the free pool's provider generations
-in one call; only hosts that changed are read again); then, in ONE
-database transaction that locks
-those hosts, the slots of every live reservation are read, the decision
-layer computes each host's capacity over the lease period and picks the
-hosts, and the lease, its slots and events are written. Two leases
+Create (RPC): capacity comes from Placement's kept view of each host
+(:mod:`placement_ext.manager.capacity_inputs`); then, in ONE database
+transaction that locks those hosts, the slots of every live reservation
+are read, the decision layer computes each host's capacity over the
+lease period and picks the hosts, the hosts it chose are checked
+against Placement (a chosen host that changed there is read again and
+the decision made again), and the lease, its slots and events are
+written. Two leases
 created at the same time therefore run one after the other on the hosts
 they share and cannot take the same slot. Then the resource class
 ``CUSTOM_RESERVATION_<ID>`` and the private flavor (extra spec
@@ -66,8 +67,20 @@ START_GRACE = datetime.timedelta(minutes=1)
 STARTED = (models.LEASE_ACTIVE, models.RESERVATION_ACTIVE)
 
 
+# Decisions redone when a chosen host changed in Placement meanwhile.
+VERIFY_ATTEMPTS = 3
+
+
 def _no_progress() -> None:
     pass
+
+
+class _StaleViews(Exception):
+    """Chosen hosts whose kept view Placement no longer matches."""
+
+    def __init__(self, hosts: dict[int, object]) -> None:
+        super().__init__(sorted(hosts))
+        self.hosts = hosts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,20 +141,8 @@ class Leases:
                        f'or a later date')
         requests = [_request(i, res)
                     for i, res in enumerate(values['reservations'])]
-        seen = self.views.current(self.hosts.freepool_uuid())
-        if seen.plan.unlisted:
-            self.hosts.forget_freepool_uuid()
-        if not seen.hosts:
-            raise exception.Conflict(
-                reason='no reservable host; enrol hosts with '
-                       '"placement-ext host create"')
-        candidates = [h for h in seen.hosts
-                      if h.hypervisor_hostname not in busy_hosts]
-        # the whole decision is redone if its transaction deadlocks (on
-        # Galera: another manager took the same hosts on another node)
-        lease_id = self.database.retrying(
-            self._reserve, values, requests, candidates, seen.usages,
-            project_id, user_id, reservation_ids)
+        lease_id = self._decide(values, requests, project_id, user_id,
+                                reservation_ids, busy_hosts)
         self._provision_or_undo(lease_obj.get(self.database, lease_id))
         lease = lease_obj.get(self.database, lease_id)   # with its group
         LOG.info('Lease %(id)s (%(name)s) created for project %(project)s: '
@@ -149,6 +150,55 @@ class Leases:
                  {'id': lease.id, 'name': lease.name, 'project': project_id,
                   'slots': [r.slots_by_host for r in lease.reservations]})
         return lease
+
+    def _decide(self, values: dict, requests: list[_Request],
+                project_id: str, user_id: str,
+                reservation_ids: list[str] | None,
+                busy_hosts: frozenset[str]) -> str:
+        """Reserve on the kept views, checked on the chosen hosts; the
+        lease id.
+
+        A decision whose chosen hosts changed in Placement is made again
+        with their views read again (at most VERIFY_ATTEMPTS times); a
+        refusal is decided again on the pool as Placement lists it now
+        (kept views of hosts whose instances went away are too
+        pessimistic, never too generous).
+        """
+        pool_uuid = self.hosts.freepool_uuid()
+        seen = self.views.kept(pool_uuid)
+        usages, listed, attempt = seen.usages, False, 0
+        while True:
+            if seen.plan.unlisted:
+                self.hosts.forget_freepool_uuid()
+            if not seen.hosts:
+                raise exception.Conflict(
+                    reason='no reservable host; enrol hosts with '
+                           '"placement-ext host create"')
+            candidates = [h for h in seen.hosts
+                          if h.hypervisor_hostname not in busy_hosts]
+            try:
+                # the whole decision is redone if its transaction
+                # deadlocks (on Galera: another manager took the same
+                # hosts on another node)
+                return self.database.retrying(
+                    self._reserve, values, requests, candidates, usages,
+                    project_id, user_id, reservation_ids)
+            except exception.NoCapacity:
+                if listed:
+                    raise
+                seen, listed = self.views.current(pool_uuid), True
+                usages = seen.usages
+            except _StaleViews as stale:
+                attempt += 1
+                if attempt > VERIFY_ATTEMPTS:
+                    raise exception.Conflict(
+                        reason=f'the hosts chosen changed in Placement '
+                               f'during {attempt} decisions; try '
+                               f'again') from None
+                LOG.debug('Chosen hosts %s changed in Placement: deciding '
+                          'again', sorted(stale.hosts))
+                usages = self.views.refresh(
+                    stale.hosts, {h.id: h for h in seen.hosts}, usages)
 
     def _reserve(self, values: dict, requests: list[_Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
@@ -168,6 +218,14 @@ class Leases:
                     res = dataclasses.replace(res, id=reservation_ids[index])
                 new.append(res)
                 held += _holdings_of(res, start, end)
+            # the decision stands only if Placement still shows the
+            # chosen hosts as their kept views did (the rollback frees
+            # the locks before they are read again)
+            stale = self.views.stale(_chosen(requests, new),
+                                     {h.id: h for h in hosts}, usages,
+                                     self.hosts.freepool_uuid())
+            if stale:
+                raise _StaleViews(stale)
             return lease_obj.create(
                 self.database, name=values['name'], user_id=user_id,
                 project_id=project_id, start_date=start, end_date=end,
@@ -546,6 +604,15 @@ def _request(index: int, res: dict) -> _Request:
     return _Request(capacity.Resources(res['vcpus'], res['memory_mb'],
                                        res['disk_gb']),
                     res['amount'], res['affinity'])
+
+
+def _chosen(requests: list[_Request],
+            reservations: list[lease_obj.NewReservation]
+            ) -> dict[int, capacity.Resources]:
+    """Host id -> one instance of a flavor the decision put there."""
+    return {host_id: req.resources
+            for req, res in zip(requests, reservations, strict=True)
+            for host_id in res.slots}
 
 
 def _holdings_of(res: lease_obj.NewReservation, start: datetime.datetime,

@@ -14,6 +14,8 @@ reads to decide and to reconcile:
 * :meth:`~ReservationPlacement.pool_usages`: the usage of every compute
   node of the free pool (and of its reservation provider) with its
   capacities, in one call, for many changed hosts at once;
+* :meth:`~ReservationPlacement.tree_usage`: the same for one compute
+  node (a host a decision chose), in one call;
 * listings of every reservation provider and reservation class.
 """
 
@@ -34,6 +36,8 @@ BULK_VERSION = (1, 29)
 # What every compute node has, asked once so that every tree with room
 # for it is summarised.
 BULK_PROBE = 'MEMORY_MB'
+# Allocation candidates in one tree (in_tree).
+TREE_VERSION = (1, 31)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,19 +106,26 @@ class ReservationPlacement(reservation.ReservationProviders):
             what='/allocation_candidates?member_of', microversion=BULK_VERSION,
             params={'resources': f'{BULK_PROBE}:1',
                     'member_of': aggregate_uuid}).json()
-        trees: dict[str, tuple[dict, dict, dict]] = {}
-        for uuid, summary in body['provider_summaries'].items():
-            root = summary.get('root_provider_uuid') or uuid
-            capacities, usages, reserved = trees.setdefault(root,
-                                                            ({}, {}, {}))
-            for rc, amounts in summary['resources'].items():
-                if uuid == root and rc in STANDARD_CLASSES:
-                    capacities[rc] = int(amounts['capacity'])
-                    usages[rc] = int(amounts['used'])
-                elif uuid != root and \
-                        names.reservation_for_resource_class(rc):
-                    reserved[rc] = reserved.get(rc, 0) + int(amounts['used'])
-        return {root: PoolUsage(*parts) for root, parts in trees.items()}
+        return _trees(body)
+
+    def tree_usage(self, compute_provider_uuid: str,
+                   resources: Mapping[str, int]) -> PoolUsage | None:
+        """The :class:`PoolUsage` of one host's tree, in one call; None
+        when it has no room for ``resources`` (one instance of the
+        flavor, so Placement applies the unit limits too) now.
+
+        Placement puts every allocation request in one tree, so there
+        is no such read of several named trees at once.
+        """
+        self.client.require(TREE_VERSION, 'reading one host in one call')
+        amounts = ','.join(f'{rc}:{n}' for rc, n in sorted(resources.items())
+                           if n)
+        body = self.client.request(
+            'GET', '/allocation_candidates',
+            what='/allocation_candidates?in_tree', microversion=TREE_VERSION,
+            params={'resources': amounts,
+                    'in_tree': compute_provider_uuid}).json()
+        return _trees(body).get(compute_provider_uuid)
 
     def host_usage(self, compute_provider_uuid: str,
                    reservation_provider_uuid: str | None
@@ -170,6 +181,22 @@ class ReservationPlacement(reservation.ReservationProviders):
             return []
         return sorted(consumer for consumer, amounts in allocations.items()
                       if amounts.get(resource_class))
+
+
+def _trees(body: Mapping) -> dict[str, PoolUsage]:
+    """Root UUID -> :class:`PoolUsage` from the provider summaries of
+    an allocation-candidates answer (1.29: whole trees)."""
+    trees: dict[str, tuple[dict, dict, dict]] = {}
+    for uuid, summary in body['provider_summaries'].items():
+        root = summary.get('root_provider_uuid') or uuid
+        capacities, usages, reserved = trees.setdefault(root, ({}, {}, {}))
+        for rc, amounts in summary['resources'].items():
+            if uuid == root and rc in STANDARD_CLASSES:
+                capacities[rc] = int(amounts['capacity'])
+                usages[rc] = int(amounts['used'])
+            elif uuid != root and names.reservation_for_resource_class(rc):
+                reserved[rc] = reserved.get(rc, 0) + int(amounts['used'])
+    return {root: PoolUsage(*parts) for root, parts in trees.items()}
 
 
 def _standard(by_class: Mapping[str, object]) -> dict:

@@ -7,6 +7,7 @@ from placement_ext.db import models
 from placement_ext.decision import reservation_names as names
 from placement_ext.manager import capacity_inputs
 from placement_ext.objects import host as host_obj
+from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.functional.placement import base as pbase
 from placement_ext.tests.functional.reservation import base
 
@@ -86,11 +87,14 @@ class TestCreate(base.ReservationTestCase):
         calls = self.res.placement.client.calls
         calls.clear()
         self.create_lease(name='b', amount=1)
-        # nothing changed: one listing of the pool, no host read
-        self.assertEqual(1, calls['GET /resource_providers?member_of'])
+        # nothing changed: no listing of the pool, the chosen host alone
+        # checked in one call, no host read
+        self.assertNotIn('GET /resource_providers?member_of', calls)
+        self.assertEqual(1, calls['GET /allocation_candidates?in_tree'])
         self.assertNotIn('GET /resource_providers/{uuid}/usages', calls)
-        # an ordinary instance reaches cn1 around the filter: its
-        # generation moves, cn1 is read again and the instance counted
+        # an ordinary instance reaches cn1 around the filter: the
+        # refusal on the kept views is decided again on the listed pool,
+        # where cn1 moved, so it is read again and the instance counted
         pbase.allocate(self.client, {self.computes['cn1']: {
             'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 1}})
         calls.clear()
@@ -100,8 +104,50 @@ class TestCreate(base.ReservationTestCase):
         self.assertIn('needs 7 free slots; the 2 hosts have 4', exc.detail)
         # cn1 only: inventories, usages, its reservation provider's usages
         route = 'GET /resource_providers/{uuid}/%s'
+        self.assertEqual(1, calls['GET /resource_providers?member_of'])
         self.assertEqual(1, calls[route % 'inventories'])
         self.assertEqual(2, calls[route % 'usages'])
+
+    def test_a_stale_view_of_a_chosen_host_never_becomes_a_slot(self):
+        self.create_lease(name='a', amount=1, affinity=True)   # on cn1
+        # an ordinary instance reaches cn1 after its view was kept: the
+        # kept view still shows 3 free slots there
+        pbase.allocate(self.client, {self.computes['cn1']: {
+            'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 1}})
+        calls = self.res.placement.client.calls
+        calls.clear()
+        lease = self.create_lease(name='b', amount=3, affinity=True)
+        # cn1 was chosen on its kept view, the check saw it changed, the
+        # decision was made again with what Placement shows: cn2
+        self.assertEqual({'cn2': 3}, lease.reservations[0].slots_by_host)
+        self.assertEqual(2, calls['GET /allocation_candidates?in_tree'])
+        self.assertNotIn('GET /resource_providers?member_of', calls)
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='c', amount=2, affinity=True)
+        self.assertIn('needs one host with 2 free slots; the best host (cn2)'
+                      ' has 1', exc.detail)
+
+    def test_a_chosen_host_that_filled_up_is_read_alone(self):
+        self.create_lease(name='a', amount=1, affinity=True)   # on cn1
+        # cn1 is full now: no candidate there, so it is read alone
+        pbase.allocate(self.client, {self.computes['cn1']: {'VCPU': 4}})
+        calls = self.res.placement.client.calls
+        calls.clear()
+        lease = self.create_lease(name='b', amount=2, affinity=True)
+        self.assertEqual({'cn2': 2}, lease.reservations[0].slots_by_host)
+        self.assertEqual(1, calls['GET /resource_providers/{uuid}/'
+                                  'inventories'])
+
+    def test_a_check_that_never_holds_gives_up(self):
+        self.create_lease(name='a', amount=1, affinity=True)
+        self.useFixture(fixtures.MockPatchObject(
+            capacity_inputs.HostViews, 'stale',
+            lambda _self, chosen, *_a: dict.fromkeys(chosen)))
+        exc = self.assertRaises(exception.Conflict, self.create_lease,
+                                name='b', amount=1)
+        self.assertIn('changed in Placement during 4 decisions', exc.detail)
+        self.assertEqual(['a'], [lease.name for lease in
+                                 lease_obj.list_leases(self.db)])
 
     def test_changed_hosts_from_one_bulk_read(self):
         # every changed host counts as many: the pool is read in one call
