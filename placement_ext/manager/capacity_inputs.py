@@ -302,6 +302,55 @@ class HostViews:
         return loaded
 
 
+class Holdings:
+    """Every live reservation's slots on the reservable hosts, kept by
+    one manager between its lease creates while their fingerprint
+    (:func:`~placement_ext.objects.lease.holdings_fingerprint`, one row)
+    holds; a lease create adds its own slots."""
+
+    def __init__(self, database: db_api.Database) -> None:
+        self.database = database
+        self._kept: tuple[tuple, list[lease_obj.Holding]] | None = None
+
+    def current(self) -> list[lease_obj.Holding]:
+        """Every live holding; run it in the writer transaction that
+        locked the hosts (see :func:`~placement_ext.objects.lease.
+        holdings`)."""
+        fingerprint = lease_obj.holdings_fingerprint(self.database)
+        kept = self._kept
+        if kept is None or kept[0] != fingerprint:
+            kept = (fingerprint, lease_obj.holdings(self.database, None))
+            self._kept = kept   # read in this snapshot: true even if
+            # the transaction rolls back
+        return kept[1]
+
+    def written(self, every: list[lease_obj.Holding],
+                new: list[lease_obj.Holding]) -> tuple:
+        """What to keep once the transaction that wrote ``new`` (in the
+        one that returned ``every``) commits: pass it to :meth:`keep`."""
+        return (lease_obj.holdings_fingerprint(self.database), every + new)
+
+    def keep(self, written: tuple) -> None:
+        self._kept = written
+
+
+def during(holdings: Iterable[lease_obj.Holding], start: datetime.datetime,
+           end: datetime.datetime, usages: Usages) -> list[lease_obj.Holding]:
+    """The holdings a decision for [start, end) counts: those that
+    overlap it, and those with reserved instances running now (their
+    usage is Placement's; a started reservation's slots are counted
+    through them)."""
+    out = []
+    for held in holdings:
+        if held.start < end and start < held.end:
+            out.append(held)
+            continue
+        usage = usages.get(held.host_id)
+        if usage and usage.reservation_usages.get(held.resource_class):
+            out.append(held)
+    return out
+
+
 def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:
     """Whether the loaded host is still the reservable row it was (every
     change of a host row bumps its generation; a new row that took an

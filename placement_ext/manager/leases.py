@@ -116,6 +116,7 @@ class Leases:
         self.timeouts = timeouts
         self.clock = clock
         self.views = inputs.HostViews(placement, database)
+        self.holdings = inputs.Holdings(database)
 
     # -- create ---------------------------------------------------------------
 
@@ -180,9 +181,11 @@ class Leases:
                 # the whole decision is redone if its transaction
                 # deadlocks (on Galera: another manager took the same
                 # hosts on another node)
-                return self.database.retrying(
+                lease_id, written = self.database.retrying(
                     self._reserve, values, requests, candidates, usages,
                     project_id, user_id, reservation_ids)
+                self.holdings.keep(written)
+                return lease_id
             except exception.NoCapacity:
                 if listed:
                     raise
@@ -203,13 +206,15 @@ class Leases:
     def _reserve(self, values: dict, requests: list[_Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
                  project_id: str, user_id: str,
-                 reservation_ids: list[str] | None) -> str:
+                 reservation_ids: list[str] | None) -> tuple[str, tuple]:
+        """The new lease's id, and the holdings to keep once committed."""
         start, end = values['start_date'], values['end_date']
         with self.database.writer():
             # a host retired meanwhile is no longer offered
             reservable = host_obj.lock_reservable(self.database)
             hosts = [h for h in candidates if h.id in reservable]
-            held = lease_obj.holdings(self.database, None, (start, end))
+            every = self.holdings.current()
+            held = inputs.during(every, start, end, usages)
             new = []
             for index, req in enumerate(requests):
                 res = self._pick(index, req, hosts, usages, held, start,
@@ -226,10 +231,13 @@ class Leases:
                                      self.hosts.freepool_uuid())
             if stale:
                 raise _StaleViews(stale)
-            return lease_obj.create(
+            lease_id = lease_obj.create(
                 self.database, name=values['name'], user_id=user_id,
                 project_id=project_id, start_date=start, end_date=end,
                 reservations=new)
+            return lease_id, self.holdings.written(
+                every, [h for res in new for h in _holdings_of(res, start,
+                                                                end)])
 
     def _pick(self, index: int, req: _Request, hosts: list[host_obj.Host],
               usages: inputs.Usages, held: list[lease_obj.Holding],

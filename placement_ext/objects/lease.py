@@ -371,6 +371,39 @@ def holdings(database: db_api.Database, host_ids: list[int] | None,
 
 
 @db_api.retry_on_deadlock
+def holdings_fingerprint(database: db_api.Database) -> tuple:
+    """A summary of what :func:`holdings` (of every reservable host)
+    reads, in one statement returning one row, that moves whenever its
+    answer may: slots are only inserted and deleted (new ids: their
+    count, sum or highest id moves), a lease's dates, reservations'
+    request and status change with its generation (the sum of
+    generations grows, a deleted lease leaves the count), and every
+    change of a host row bumps the host's generation."""
+    alloc, lease, host = (models.ComputeHostAllocation, models.Lease,
+                          models.ComputeHost)
+
+    def summary(column: sa.ColumnElement, *more: sa.ColumnElement
+                ) -> list[sa.ScalarSelect]:
+        return [sa.select(sa.func.count(column)).scalar_subquery(),
+                sa.select(sa.func.coalesce(sa.func.sum(column), 0))
+                .scalar_subquery()] + [
+            sa.select(sa.func.coalesce(sa.func.max(other), 0))
+            .scalar_subquery() for other in more]
+
+    stmt = sa.select(*summary(alloc.id, alloc.id),
+                     *summary(lease.generation),
+                     *[sa.select(fn).where(host.reservable == sa.true())
+                       .scalar_subquery()
+                       for fn in (sa.func.count(host.id),
+                                  sa.func.coalesce(
+                                      sa.func.sum(host.generation), 0),
+                                  sa.func.coalesce(sa.func.max(host.id),
+                                                   0))])
+    with database.reader() as session:
+        return tuple(int(v) for v in session.execute(stmt).one())
+
+
+@db_api.retry_on_deadlock
 def drop_allocations(database: db_api.Database, lease_id: str) -> None:
     """Free the lease's slots (at its end)."""
     alloc = models.ComputeHostAllocation
