@@ -390,7 +390,13 @@ def holdings_fingerprint(database: db_api.Database) -> tuple:
             sa.select(sa.func.coalesce(sa.func.max(other), 0))
             .scalar_subquery() for other in more]
 
-    stmt = sa.select(*summary(alloc.id, alloc.id),
+    # where the slots are, in case a backend hands out a freed id again
+    # (SQLite; MySQL before 8 after a restart)
+    placed = [sa.select(sa.func.coalesce(sa.func.sum(column), 0))
+              .scalar_subquery()
+              for column in (alloc.compute_host_id,
+                             alloc.id * alloc.compute_host_id)]
+    stmt = sa.select(*summary(alloc.id, alloc.id), *placed,
                      *summary(lease.generation),
                      *[sa.select(fn).where(host.reservable == sa.true())
                        .scalar_subquery()

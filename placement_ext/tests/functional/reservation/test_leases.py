@@ -138,6 +138,54 @@ class TestCreate(base.ReservationTestCase):
         self.assertEqual(1, calls['GET /resource_providers/{uuid}/'
                                   'inventories'])
 
+    def test_slots_another_manager_took_are_counted(self):
+        other = self.manager()
+        self.create_lease(name='a', amount=3)        # holdings kept
+        self.create_lease(other, name='b', amount=4)
+        # 8 slots - 3 - 4: the kept holdings no longer hold
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='c', amount=2)
+        self.assertIn('needs 2 free slots; the 2 hosts have 1', exc.detail)
+
+    def test_a_lease_another_manager_moved_is_counted_where_it_is(self):
+        other = self.manager()
+        lease = self.create_lease(name='a', amount=4, start_in={'hours': 5})
+        self.create_lease(name='b', amount=4)        # holdings kept
+        # 'a' moves onto the period of 'b' (its slots keep their ids)
+        moved = other.leases.update(lease, {
+            'start_date': self.clock(), 'end_date': lease.end_date})
+        self.assertEqual(8, sum(moved.reservations[0].slots_by_host.values())
+                         + 4)
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='c', amount=1)
+        self.assertIn('needs 1 free slots; the 2 hosts have 0', exc.detail)
+
+    def test_a_retired_host_leaves_the_kept_holdings(self):
+        self.create_lease(name='a', amount=4, affinity=True)
+        host_obj.retire(self.db, host_obj.find(self.db, 'cn2'))
+        exc = self.assertRaises(exception.NoCapacity, self.create_lease,
+                                name='b', amount=1)
+        self.assertIn('the 1 hosts have 0', exc.detail)
+
+    def test_every_write_of_a_holding_moves_the_fingerprint(self):
+        seen = [lease_obj.holdings_fingerprint(self.db)]
+        lease = self.create_lease(name='a', amount=2, start_in={'hours': 1})
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        lease = self.res.leases.update(lease, {'amount': 3})
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        lease_obj.set_status(self.db, lease.id, models.LEASE_ACTIVE,
+                             models.RESERVATION_ACTIVE)
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        lease_obj.drop_allocations(self.db, lease.id)
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        lease_obj.delete(self.db, lease.id)
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        host_obj.retire(self.db, host_obj.find(self.db, 'cn2'))
+        seen.append(lease_obj.holdings_fingerprint(self.db))
+        # each write moved it (no write left it where it was before)
+        self.assertEqual([], [i for i in range(1, len(seen))
+                              if seen[i] == seen[i - 1]], seen)
+
     def test_a_check_that_never_holds_gives_up(self):
         self.create_lease(name='a', amount=1, affinity=True)
         self.useFixture(fixtures.MockPatchObject(

@@ -388,3 +388,19 @@ class TestStampsFingerprint(testtools.TestCase):
         views.current('agg')    # the view stored moved it
         views.current('agg')
         self.assertEqual(2, len(calls))
+
+
+class TestDuring(testtools.TestCase):
+
+    def test_overlapping_holdings_and_those_running_now(self):
+        def held(name, days, rc=RC):
+            return lease_obj.Holding(name, 1, T0 + datetime.timedelta(days[0]),
+                                     T0 + datetime.timedelta(days[1]), 1, 1,
+                                     1, 2, rc)
+        holdings = [held('overlaps', (1, 3)), held('before', (0, 1)),
+                    held('after', (5, 6)), held('running', (0, 1), 'RC2')]
+        usages = {1: rp.HostUsage({}, {}, {'RC2': 1}, 'kept')}
+        out = inputs.during(holdings, T0 + datetime.timedelta(1),
+                            T0 + datetime.timedelta(5), usages)
+        self.assertEqual(['overlaps', 'running'],
+                         [h.reservation_id for h in out])
