@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 from placement_ext import exception
 from placement_ext.decision import reservation_names as names
+from placement_ext.drivers.placement import candidates as ac
 from placement_ext.drivers.placement import driver as pdriver
 from placement_ext.drivers.placement import reservation
 
@@ -36,8 +37,6 @@ BULK_VERSION = (1, 29)
 # What every compute node has, asked once so that every tree with room
 # for it is summarised.
 BULK_PROBE = 'MEMORY_MB'
-# Allocation candidates in one tree (in_tree).
-TREE_VERSION = (1, 31)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,26 +105,25 @@ class ReservationPlacement(reservation.ReservationProviders):
             what='/allocation_candidates?member_of', microversion=BULK_VERSION,
             params={'resources': f'{BULK_PROBE}:1',
                     'member_of': aggregate_uuid}).json()
-        return _trees(body)
+        return _trees(ac.AllocationCandidates.from_json(
+            body, '.'.join(map(str, BULK_VERSION))).provider_summaries)
 
     def tree_usage(self, compute_provider_uuid: str,
                    resources: Mapping[str, int]) -> PoolUsage | None:
-        """The :class:`PoolUsage` of one host's tree, in one call; None
-        when it has no room for ``resources`` (one instance of the
-        flavor, so Placement applies the unit limits too) now.
+        """The :class:`PoolUsage` of one host's tree, in one call
+        (``in_tree``); None when it has no room for ``resources`` (one
+        instance of the flavor, so Placement applies the unit limits
+        too) now.
 
         Placement puts every allocation request in one tree, so there
         is no such read of several named trees at once.
+
+        :raises NotFound: the compute node provider does not exist.
         """
-        self.client.require(TREE_VERSION, 'reading one host in one call')
-        amounts = ','.join(f'{rc}:{n}' for rc, n in sorted(resources.items())
-                           if n)
-        body = self.client.request(
-            'GET', '/allocation_candidates',
-            what='/allocation_candidates?in_tree', microversion=TREE_VERSION,
-            params={'resources': amounts,
-                    'in_tree': compute_provider_uuid}).json()
-        return _trees(body).get(compute_provider_uuid)
+        found = self.driver.candidates_on_host(
+            compute_provider_uuid,
+            {rc: n for rc, n in resources.items() if n})
+        return _trees(found.provider_summaries).get(compute_provider_uuid)
 
     def host_usage(self, compute_provider_uuid: str,
                    reservation_provider_uuid: str | None
@@ -183,19 +181,20 @@ class ReservationPlacement(reservation.ReservationProviders):
                       if amounts.get(resource_class))
 
 
-def _trees(body: Mapping) -> dict[str, PoolUsage]:
+def _trees(summaries: Mapping[str, ac.ProviderSummary]
+           ) -> dict[str, PoolUsage]:
     """Root UUID -> :class:`PoolUsage` from the provider summaries of
     an allocation-candidates answer (1.29: whole trees)."""
     trees: dict[str, tuple[dict, dict, dict]] = {}
-    for uuid, summary in body['provider_summaries'].items():
-        root = summary.get('root_provider_uuid') or uuid
+    for uuid, summary in summaries.items():
+        root = summary.root_provider_uuid
         capacities, usages, reserved = trees.setdefault(root, ({}, {}, {}))
-        for rc, amounts in summary['resources'].items():
+        for rc, usage in summary.resources.items():
             if uuid == root and rc in STANDARD_CLASSES:
-                capacities[rc] = int(amounts['capacity'])
-                usages[rc] = int(amounts['used'])
+                capacities[rc] = usage.capacity
+                usages[rc] = usage.used
             elif uuid != root and names.reservation_for_resource_class(rc):
-                reserved[rc] = reserved.get(rc, 0) + int(amounts['used'])
+                reserved[rc] = reserved.get(rc, 0) + usage.used
     return {root: PoolUsage(*parts) for root, parts in trees.items()}
 
 

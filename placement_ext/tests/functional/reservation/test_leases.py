@@ -90,7 +90,7 @@ class TestCreate(base.ReservationTestCase):
         # nothing changed: no listing of the pool, the chosen host alone
         # checked in one call, no host read
         self.assertNotIn('GET /resource_providers?member_of', calls)
-        self.assertEqual(1, calls['GET /allocation_candidates?in_tree'])
+        self.assertEqual(1, calls['GET /allocation_candidates'])
         self.assertNotIn('GET /resource_providers/{uuid}/usages', calls)
         # an ordinary instance reaches cn1 around the filter: the
         # refusal on the kept views is decided again on the listed pool,
@@ -120,7 +120,7 @@ class TestCreate(base.ReservationTestCase):
         # cn1 was chosen on its kept view, the check saw it changed, the
         # decision was made again with what Placement shows: cn2
         self.assertEqual({'cn2': 3}, lease.reservations[0].slots_by_host)
-        self.assertEqual(2, calls['GET /allocation_candidates?in_tree'])
+        self.assertEqual(2, calls['GET /allocation_candidates'])
         self.assertNotIn('GET /resource_providers?member_of', calls)
         exc = self.assertRaises(exception.NoCapacity, self.create_lease,
                                 name='c', amount=2, affinity=True)
