@@ -13,11 +13,11 @@ calls (our client's), SQL statements (our engine's).
 
 * cold: no host has a kept view yet (the first lease after the upgrade):
   the pool is read with one bulk call;
-* warm: every view kept and current, the steady state;
-* 100 / 1,000 changed: that many providers' generations moved
-  (instances booted) since the last lease: those are read again, one
-  by one up to 32 hosts, else with one bulk call (1,000 at 10,000 hosts
-  only).
+* warm: every view kept and current, the steady state: the decision is
+  made on the kept views and only the hosts it chose are checked;
+* 100 / 1,000 changed: that many providers' generations moved since
+  the last lease (1,000 at 10,000 hosts only); their usages did not, so
+  the chosen hosts' check finds them unchanged.
 
 Every phase records the machine's load average (``os.getloadavg()``)
 before its first run.
@@ -391,16 +391,21 @@ def write_report(report: dict, out_dir: str) -> None:
         f"calls and statements of the first run.",
         main_table,
         "cold: no kept view of any host (the first lease after the "
-        "upgrade): the free pool is read with one bulk call (before: every "
-        "host alone, 2 calls each, 15.4 s at 1,000 hosts on a quiet "
-        "machine). warm: every kept view current. "
-        "N changed: N compute nodes' generations moved since the last "
-        "lease, so those are read again: one by one up to 32 hosts, else "
-        "from one GET /allocation_candidates of the whole free pool (its "
-        "provider summaries) with the kept inventories (made from the "
-        "capacities and the host's size when none is kept, as at cold); "
-        "before, 2 calls per changed host (202 calls, 2.8 s at 10,000 hosts "
-        "for 100 changed on a quiet machine). 'load 1 min' is "
+        "upgrade): the free pool's generations are listed and the pool "
+        "read with one bulk call, and every live reservation's slots are "
+        "read (then kept by the manager while their one-row fingerprint "
+        "holds). warm: every kept view current; the decision is made on "
+        "the kept views and only the hosts it chose are checked in "
+        "Placement (one GET /allocation_candidates?in_tree each, up to 16, "
+        "4 at a time; more, as with affinity False: one listing of the "
+        "pool's generations, then those that moved); before, every lease "
+        "listed every provider's generation (GET /resource_providers?"
+        "member_of, about 1 s at 10,000 hosts). N changed: N compute "
+        "nodes' generations moved since the last lease (their usages did "
+        "not): not read, since only the chosen hosts are checked, by "
+        "content; a chosen host whose usage did change is read again and "
+        "the decision made again (tested in placement_ext/tests/"
+        "functional/reservation/test_leases.py). 'load 1 min' is "
         "os.getloadavg() before the phase (Blazar: before its runs); the "
         "machine was shared with other work throughout, so compare "
         "figures of one run.",
