@@ -44,6 +44,14 @@ _HEAL_FLAGS = {lease_heal.CHANGED: 'resources_changed',
                lease_heal.MISSING: 'missing_resources'}
 
 
+def _changed(row: dict, default: datetime.datetime) -> datetime.datetime:
+    """When Blazar's row last changed (its API gives ISO strings)."""
+    value = row.get('updated_at') or row.get('created_at')
+    if isinstance(value, str):
+        return datetime.datetime.fromisoformat(value)
+    return value or default
+
+
 def owner_nova(token: Callable[[lease_obj.Lease], str | None]
                ) -> Callable[[nova_driver.NovaDriver], leases_wf.GroupNova]:
     """Server groups made with a token of the lease's project (Blazar's
@@ -361,8 +369,7 @@ class BlazarReservations:
         for event in self.blazar_db.event_get_all_sorted_by_filters(
                 'time', 'asc', {'status': _IN_PROGRESS}):
             statuses = _RESUMABLE.get(event['event_type'])
-            if statuses is None or (event.get('updated_at') or event.get(
-                    'created_at') or stale) > stale:
+            if statuses is None or _changed(event, stale) > stale:
                 continue
             lease = self.blazar_db.lease_get(event['lease_id'])
             if lease is None or lease['status'] != statuses[0] or \
@@ -385,9 +392,8 @@ class BlazarReservations:
         lease is ERROR (deletable; its reason logged)."""
         failed = []
         for lease in self.blazar_db.lease_list():
-            if lease['status'] != 'CREATING' or (
-                    lease.get('updated_at') or lease.get('created_at')
-                    or stale) > stale or not self._all_ours(lease):
+            if lease['status'] != 'CREATING' or _changed(
+                    lease, stale) > stale or not self._all_ours(lease):
                 continue
             for res in lease.get('reservations') or ():
                 try:

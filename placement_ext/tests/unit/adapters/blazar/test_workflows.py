@@ -288,10 +288,11 @@ class TestRecovery(AdapterTestCase):
         self.adapter.clock = lambda: now
         self.lease('live', 'STARTING', 'start_lease')
         self.lease('dead', 'TERMINATING', 'end_lease')
-        self.blazar.events['e-live']['updated_at'] = now - datetime.timedelta(
-            seconds=10)
-        self.blazar.events['e-dead']['updated_at'] = now - datetime.timedelta(
-            seconds=601)
+        # as blazar.db.api gives them: ISO strings
+        self.blazar.events['e-live']['updated_at'] = str(
+            now - datetime.timedelta(seconds=10))
+        self.blazar.events['e-dead']['created_at'] = str(
+            now - datetime.timedelta(seconds=601))
         self.assertEqual(['dead'], self.adapter.recover_interrupted_events())
         self.assertEqual(('STARTING', 'IN_PROGRESS'),
                          (self.blazar.leases['live']['status'],
@@ -304,7 +305,7 @@ class TestRecovery(AdapterTestCase):
         self.adapter.clock = lambda: now
         self.blazar.leases['killed'] = {
             'id': 'killed', 'status': 'CREATING',
-            'updated_at': now - datetime.timedelta(seconds=601),
+            'updated_at': str(now - datetime.timedelta(seconds=601)),
             'reservations': [{'id': RES, 'resource_type':
                               'virtual:instance'}]}
         self.blazar.leases['running'] = {
