@@ -372,7 +372,10 @@ class BlazarReservations:
             if statuses is None or _changed(event, stale) > stale:
                 continue
             lease = self.blazar_db.lease_get(event['lease_id'])
-            if lease is None or lease['status'] != statuses[0] or \
+            # a batch's events are all marked IN_PROGRESS before the
+            # first runs: a killed manager's later ones never changed
+            # their lease's status
+            if lease is None or lease['status'] not in statuses or \
                     not self._all_ours(lease):
                 continue
             self.blazar_db.lease_update(lease['id'], {'status': statuses[1]})

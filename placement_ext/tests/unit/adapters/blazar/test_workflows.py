@@ -271,8 +271,13 @@ class TestRecovery(AdapterTestCase):
         self.lease('mixed', 'STARTING', 'start_lease',
                    ('virtual:instance', 'physical:host'))
         self.lease('odd', 'ACTIVE', 'start_lease')
-        self.assertEqual(['a', 'b'],
+        # marked IN_PROGRESS with its batch, never run: lease PENDING
+        self.lease('queued', 'PENDING', 'start_lease')
+        self.assertEqual(['a', 'b', 'queued'],
                          self.adapter.recover_interrupted_events())
+        self.assertEqual(('PENDING', 'UNDONE'),
+                         (self.blazar.leases['queued']['status'],
+                          self.blazar.events['e-queued']['status']))
         self.assertEqual(('PENDING', 'UNDONE'),
                          (self.blazar.leases['a']['status'],
                           self.blazar.events['e-a']['status']))
