@@ -17,7 +17,8 @@ machine's MariaDB (``PLACEMENT_EXT_TEST_MYSQL_URL``).
 * Adoption: an operation claimed by controller 1's conductor (fresh
   heartbeat), that conductor SIGKILLed; seconds until controller 2's
   conductor owns it (the HA services' ``[conductor]
-  operation_takeover_timeout`` is 30 s).
+  operation_takeover_timeout`` is 30 s), and until it ended; then the
+  operations still running in the HA database (stuck, must be 0).
 * Recovery: the RabbitMQ node holding the leader of the managers' queue
   SIGKILLed, seconds until an RPC call to the managers is answered again;
   controller 1's Galera node SIGKILLed, seconds until a write through
@@ -221,7 +222,10 @@ def _wait(check, what: str) -> float:
     raise RuntimeError(f'{what}: not within {FAULT_WAIT} s')
 
 
-def adoption(s, status: dict) -> float:
+def adoption(s, status: dict) -> dict:
+    """Seconds until the killed conductor's operation is adopted, and
+    until it ended (its state); then the operations of the HA database
+    still running (stuck: must be 0)."""
     db = ha_fixture.new_database(status['galera_urls'][0])
     try:
         op = op_obj.create(db, vnf_instance_id=str(uuid.uuid4()),
@@ -230,10 +234,18 @@ def adoption(s, status: dict) -> float:
         assert op_obj.claim(db, op.id, 'controller1', models.utcnow())
         proc = ha_fixture.procs.Proc(s.path(), 'ha-conductor1')
         proc.signal(signal.SIGKILL)
+        began = time.monotonic()
         try:
-            return _wait(lambda: op_obj.get(db, op.id).owner == 'controller2'
-                         or op_obj.get(db, op.id).state not in
-                         op_obj.RUNNABLE_STATES, 'adoption')
+            adopted = _wait(lambda: op_obj.get(db, op.id).owner ==
+                            'controller2' or op_obj.get(db, op.id).state
+                            not in op_obj.RUNNABLE_STATES, 'adoption')
+            _wait(lambda: op_obj.get(db, op.id).state not in
+                  op_obj.RUNNABLE_STATES, 'adopted operation ended')
+            return {'adoption_s': adopted,
+                    'ended_s': round(time.monotonic() - began, 1),
+                    'end_state': op_obj.get(db, op.id).state,
+                    'stuck': len(op_obj.list_operations(
+                        db, op_obj.RUNNABLE_STATES))}
         finally:
             ha_fixture.ha.start_service(s, 'ha-conductor1')
     finally:
@@ -315,7 +327,10 @@ def write_report(report: dict) -> None:
     if faults:
         fault_rows = [
             ['conductor SIGKILLed: operation adopted by the other',
-             str(faults['adoption_s'])],
+             str(faults['adoption']['adoption_s'])],
+            [f"... adopted operation ended "
+             f"({faults['adoption']['end_state']})",
+             str(faults['adoption']['ended_s'])],
             ['RabbitMQ queue-leader node SIGKILLed: RPC answered again',
              str(faults['rabbit']['rpc_answered_s'])],
             ['... killed RabbitMQ node restarted and back in the cluster',
@@ -330,7 +345,9 @@ def write_report(report: dict) -> None:
             'Faults on the HA topology (``minicloud ha``: services with '
             '``[conductor] operation_takeover_timeout = 30``, HAProxy '
             'checks every second, two failures mark a node down):',
-            fault_table]
+            fault_table,
+            f"Operations still running afterwards (stuck): "
+            f"{faults['adoption']['stuck']}."]
     else:
         fault_table = ''
     paragraphs.append(f"Total run: {report['total_seconds']} s.")
@@ -360,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
               'creates': [creates(size, args.creates, args.threads, status)
                           for size in args.sizes]}
     if not args.no_faults:
-        report['faults'] = {'adoption_s': adoption(s, status),
+        report['faults'] = {'adoption': adoption(s, status),
                             'rabbit': rabbit_recovery(s, status),
                             'galera': galera_recovery(s, status)}
     report['total_seconds'] = round(time.monotonic() - began)

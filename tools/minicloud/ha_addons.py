@@ -4,8 +4,9 @@
 Each addon runs as its own module (``addon_blazar``, ``addon_tacker``)
 says, through an :class:`HAContext` instead of the cloud's: its configs
 per controller (``ha/controller<N>/<addon>``), its databases on the
-Galera cluster through that controller's HAProxy address, with the
-controllers' ``[database]`` options (``ha.DB_OPTIONS``), its
+Galera cluster through one writer address (controller 1's HAProxy: see
+:meth:`HAContext.db_url`), with the controllers' ``[database]`` options
+(``ha.DB_OPTIONS``), its
 ``transport_url`` listing the three RabbitMQ nodes, and
 ``[oslo_messaging_rabbit] rabbit_quorum_queue = true``
 (``ha.RABBIT_OPTIONS``). The processes named in :data:`PAIRED` run on
@@ -49,7 +50,13 @@ class HAContext(addons.Context):
         return ha._dir(self.settings, 'state', self.name)
 
     def db_url(self, database: str) -> str:
-        return ha.controller_db_url(self.settings, self.controller, database)
+        # one writer node for upstream's code: Tacker and Blazar do not
+        # retry a Galera certification conflict (seen: Tacker's package
+        # upload failed with a deadlock between tacker-server and the other
+        # controller's conductor), so all controllers use controller 1's
+        # address, whose HAProxy sends every write to one node (the others
+        # are backups), as Kolla and OpenStack-Ansible configure them
+        return ha.controller_db_url(self.settings, 1, database)
 
     def transport_url(self) -> str:
         return ha.transport_url(self.settings)
