@@ -33,6 +33,7 @@ OLDER_RELEASES = {
     '17.0.0': ('blazar==17.0.0',),
 }
 OUR_DATABASE = 'blazar_placement_ext'
+EVENT_STALE_AFTER = 60
 _API_RUNNER = ('import sys, threading; from blazar.cmd import api; '
                'api.main(); [t.join() for t in threading.enumerate() '
                'if t is not threading.main_thread()]')
@@ -60,12 +61,23 @@ def write_configs(ctx: addons.Context) -> None:
             'os_region_name': configs.REGION, 'debug': 'false',
         },
         'manager': {'plugins': PLUGINS, 'minutes_before_end_lease': 0},
+        # our options beyond what the plugin derives from blazar.conf
+        'virtual:instance': {
+            'placement_ext_config_file': ctx.etc / 'plugin.conf'},
         'database': {'connection': ctx.db_url('blazar')},
         'keystone_authtoken': ctx.authtoken('blazar'),
         'oslo_messaging_notifications': {'driver': 'noop'},
         'nova': {'endpoint_type': 'public'},
         'placement': {'endpoint_type': 'public'},
     })
+    ctx.write_ini(ctx.etc / 'plugin.conf', {
+        # the connection comes from blazar.conf; the HA topology adds its
+        # options here (ha_addons.py)
+        'database': {},
+        # a killed blazar-manager's start or end runs again a minute
+        # after its last progress (the other manager, or this one
+        # restarted, takes it over)
+        'reservation': {'event_stale_after': EVENT_STALE_AFTER}})
     (ctx.etc / 'blazar.conf.d').mkdir(exist_ok=True)
     # only for the one-off schema migration of our database
     ctx.write_ini(ctx.etc / 'placement_ext.conf', {

@@ -55,8 +55,7 @@ MODE_FILE = 'tacker-mode.conf'
 
 
 def _conf(ctx: addons.Context) -> dict:
-    s = ctx.settings
-    state = s.path('state', 'tacker')
+    state = ctx.state
     return {
         'DEFAULT': {
             'bind_host': '127.0.0.1', 'bind_port': ctx.ports['tacker'],
@@ -126,7 +125,7 @@ def write_configs(ctx: addons.Context) -> None:
     # upstream's job grants with Tacker's local NFVO: no test's mode
     if not mode.exists() or tacker_az_retry.wanted():
         mode.write_text('')
-    state = ctx.settings.path('state', 'tacker')
+    state = ctx.state
     for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',
                 'vnf_package_cache'):
         (state / sub).mkdir(parents=True, exist_ok=True)
@@ -164,13 +163,18 @@ def _services(ctx: addons.Context) -> list[services.Service]:
 
 
 def _ready(ctx: addons.Context) -> bool:
-    """The running conductor (its pid in its start line) has started its
-    service (:data:`SERVICE_RUNS`); and the az-retry environment is as
-    asked (else ``addon up`` redoes it)."""
+    """The conductor runs (:func:`conductor_runs`); and the az-retry
+    environment is as asked (else ``addon up`` redoes it)."""
     if tacker_az_retry.wanted() != tacker_az_retry.is_on(ctx.etc):
         return False
-    proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
-    log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
+    return conductor_runs(ctx, CONDUCTOR)
+
+
+def conductor_runs(ctx: addons.Context, name: str) -> bool:
+    """The running conductor process ``name`` (its pid in its start
+    line) has started its service (:data:`SERVICE_RUNS`)."""
+    proc = procs.Proc(ctx.settings.path(), name)
+    log = pathlib.Path(ctx.settings.path('log', f'{name}.log'))
     try:
         text = log.read_text(errors='replace')
     except OSError:

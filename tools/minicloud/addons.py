@@ -72,6 +72,11 @@ class Context:
     def etc(self) -> pathlib.Path:
         return self.settings.path('etc', self.name)
 
+    @property
+    def state(self) -> pathlib.Path:
+        """The addon's files (locks, packages) beside its databases."""
+        return self.settings.path('state', self.name)
+
     def url(self, port_name: str) -> str:
         return f'http://127.0.0.1:{self.ports[port_name]}'
 
@@ -328,8 +333,10 @@ def _find_or_create(s: mc_settings.Settings, token: str, collection: str,
     return _keystone(s, token, 'POST', f'/{collection}', {key: body})[key]
 
 
-def _register_identity(ctx: Context, addon: Addon) -> None:
-    """Service user (admin + service in project service) and catalog."""
+def register_identity(ctx: Context, addon: Addon,
+                      catalog: bool = True) -> None:
+    """Service user (admin + service in project service) and, with
+    ``catalog``, its catalog entries."""
     s = ctx.settings
     token, _ = health.admin_token(s)
     user = _find_or_create(s, token, 'users', f'name={addon.service_user}', {
@@ -342,7 +349,7 @@ def _register_identity(ctx: Context, addon: Addon) -> None:
             'roles'][0]
         _keystone(s, token, 'PUT', f'/projects/{project["id"]}/users/'
                   f'{user["id"]}/roles/{role["id"]}')
-    for entry in addon.catalog:
+    for entry in addon.catalog if catalog else ():
         svc = _find_or_create(
             s, token, 'services', f'type={entry.service_type}',
             {'type': entry.service_type, 'name': entry.service_name})
@@ -389,22 +396,29 @@ def healthy(ctx: Context, addon: Addon) -> bool:
 
 
 def _start_all(ctx: Context, addon: Addon) -> None:
+    start_services(ctx, addon.services(ctx), addon.ready)
+
+
+def start_services(ctx: Context, svcs: list[services.Service],
+                   ready: typing.Callable[[Context], bool] | None) -> None:
+    """Start ``svcs`` in order (each with a probe URL waited for), then
+    wait for ``ready``; a process that dies at once fails the start."""
     s = ctx.settings
-    for svc in addon.services(ctx):
+    for svc in svcs:
         procs.Proc(s.path(), svc.name).start(svc.argv, svc.env,
                                              cwd=s.path())
         if svc.probe_url:
             lifecycle.wait_http(s, [svc], timeout=START_TIMEOUT)
-    if addon.ready is not None:
-        health.wait_until(f'{addon.name} ready', lambda: addon.ready(ctx),
+    if ready is not None:
+        health.wait_until(f'{ctx.name} ready', lambda: ready(ctx),
                           START_TIMEOUT, interval=1)
-    _check_still_alive(ctx, addon)
+    _check_still_alive(ctx, svcs)
 
 
-def _check_still_alive(ctx: Context, addon: Addon) -> None:
+def _check_still_alive(ctx: Context, svcs: list[services.Service]) -> None:
     """A process without a probe URL that dies at once fails the start."""
     time.sleep(STAY_ALIVE_SECONDS)
-    for svc in addon.services(ctx):
+    for svc in svcs:
         proc = procs.Proc(ctx.settings.path(), svc.name)
         if not proc.alive():
             raise lifecycle.BringUpError(f'{svc.name} exited: see {proc.log}')
@@ -452,7 +466,7 @@ def up(s: mc_settings.Settings, name: str) -> int:
             ctx.etc.mkdir(parents=True, exist_ok=True)
             addon.write_configs(ctx)
             _create_databases(ctx, addon)
-            _register_identity(ctx, addon)
+            register_identity(ctx, addon)
             addon.setup(ctx)
             lap(f'{name}: configured, databases and identity ready')
             _start_all(ctx, addon)

@@ -36,6 +36,7 @@ import sys
 
 from minicloud import addons
 from minicloud import ha
+from minicloud import ha_addons
 from minicloud import health
 from minicloud import install
 from minicloud import lifecycle
@@ -126,7 +127,8 @@ def _ha(args: argparse.Namespace) -> int:
     if running is None:
         return 1
     if args.action == 'up':
-        return ha.up(running)
+        addon_names = [n for n in args.addons.split(',') if n]
+        return ha.up(running) or ha_addons.up_many(running, addon_names)
     if args.action == 'down':
         return ha.down(running)
     status = ha.status(running)
@@ -190,6 +192,9 @@ def _parser() -> argparse.ArgumentParser:
     hap = sub.add_parser('ha', help='the HA topology on the cloud')
     hap.add_argument('action', choices=('up', 'down', 'status'))
     hap.add_argument('--json', action='store_true')
+    hap.add_argument('--addons', default='', metavar='blazar,tacker',
+                     help='for up: also these addons, their managers or '
+                          'conductors on both controllers')
     run = sub.add_parser('run', help='run a command, then take the cloud '
                                      'down if it was not up before')
     run.add_argument('--up', action='store_true',

@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import time
 
+from minicloud import addons
 from minicloud import backends
 from minicloud import configs
 from minicloud import lifecycle
@@ -63,6 +64,8 @@ BASE_PORTS = {
     **{f'rabbit{i}': 28350 + i for i in range(NODES)},
     **{f'rabbit_dist{i}': 28360 + i for i in range(NODES)},
     'epmd': 28370,
+    # the addons' APIs on controller 1 (ha_addons.py)
+    'blazar': 28380, 'tacker': 28381, 'nfvo': 28382,
 }
 RABBITMQCTL = '/usr/lib/rabbitmq/bin/rabbitmqctl'
 
@@ -353,6 +356,20 @@ def _our_bin(name: str) -> str:
     return str(venv / 'bin' / name)
 
 
+# what every service of a controller has in [database] besides its
+# connection, and in [oslo_messaging_rabbit] (ours, Blazar's, Tacker's)
+DB_OPTIONS = {
+    # a failed node: the proxy sends the retry elsewhere
+    'use_db_reconnect': 'true',
+    # causal reads: controllers write to different nodes
+    'mysql_wsrep_sync_wait': '1',
+    'db_retry_interval': '1', 'db_max_retry_interval': '5',
+    'db_max_retries': '20', 'max_retries': '-1', 'retry_interval': '1'}
+RABBIT_OPTIONS = {'rabbit_quorum_queue': 'true',
+                  'heartbeat_timeout_threshold': '15',
+                  'kombu_failover_strategy': 'round-robin'}
+
+
 def controller_config(s: mc_settings.Settings, controller: int) -> dict:
     """placement_ext's configuration on controller ``controller``."""
     admin = {'auth_url': s.url('keystone') + '/v3', 'auth_type': 'password',
@@ -365,19 +382,11 @@ def controller_config(s: mc_settings.Settings, controller: int) -> dict:
                     'state_path': str(_dir(s, f'controller{controller}')),
                     'transport_url': transport_url(s)},
         'database': {'connection': controller_db_url(s, controller),
-                     # a failed node: the proxy sends the retry elsewhere
-                     'use_db_reconnect': 'true',
-                     # causal reads: controllers write to different nodes
-                     'mysql_wsrep_sync_wait': '1',
-                     'db_retry_interval': '1', 'db_max_retry_interval': '5',
-                     'db_max_retries': '20',
-                     'max_retries': '-1', 'retry_interval': '1'},
+                     **DB_OPTIONS},
         # a killed conductor's operations are adopted after 30 s
         'conductor': {'operation_heartbeat_interval': '10',
                       'operation_takeover_timeout': '30'},
-        'oslo_messaging_rabbit': {'rabbit_quorum_queue': 'true',
-                                  'heartbeat_timeout_threshold': '15',
-                                  'kombu_failover_strategy': 'round-robin'},
+        'oslo_messaging_rabbit': dict(RABBIT_OPTIONS),
         'heat': dict(admin), 'nova': dict(admin), 'placement': dict(admin),
     }
 
@@ -465,6 +474,9 @@ def status(s: mc_settings.Settings) -> dict:
     names = ([f'galera{i}' for i in range(NODES)] + ['haproxy', 'epmd']
              + [f'rabbit{i}' for i in range(NODES)]
              + [svc.name[len('ha-'):] for svc in our_services(s)])
+    # and the addons' processes started on it (ha_addons.py)
+    names += [p.name[len('ha-'):] for p in all_procs(s)
+              if p.name[len('ha-'):] not in names]
     alive = {name: _proc(s, name).pid for name in names}
     synced = [galera_state(s, i).get('wsrep_local_state_comment')
               for i in range(NODES)] if alive['galera0'] else []
@@ -479,4 +491,8 @@ def status(s: mc_settings.Settings) -> dict:
                                    range(1, CONTROLLERS + 1)],
             'config_files': [str(config_file(s, c)) for c in
                              range(1, CONTROLLERS + 1)],
-            'base': str(s.path()), 'logs': str(s.path('log'))}
+            'base': str(s.path()), 'logs': str(s.path('log')),
+            # the venvs the HA addons run from (ha_addons.py)
+            'addon_venvs': {name: str(addons.venv_path(
+                addons.load(name), addons.load(name).release))
+                for name in ('blazar', 'tacker')}}

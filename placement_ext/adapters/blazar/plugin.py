@@ -28,6 +28,7 @@ release :mod:`~placement_ext.adapters.blazar.compat` supports.
 import contextlib
 import datetime
 import threading
+import time
 from collections.abc import Iterator
 
 from blazar import context as blazar_context
@@ -142,9 +143,20 @@ class InstancePlugin(base.BasePlugin):
 
     def setup(self, conf: object) -> None:
         """Build the workflows, finish what a killed manager left, give
-        started reservations their server group."""
+        started reservations their server group; then keep taking over
+        what a killed manager (another controller's) leaves."""
         self._workflows().recover_interrupted_events()
         self._workflows().ensure_server_groups()
+        threading.Thread(target=self._recover_forever, daemon=True,
+                         name='placement_ext-event-recovery').start()
+
+    def _recover_forever(self) -> None:
+        while True:
+            time.sleep(adapter_wf.RECOVERY_INTERVAL)
+            try:
+                self._workflows().recover_interrupted_events()
+            except Exception:   # noqa: BLE001 - the next round retries
+                LOG.exception('Looking for interrupted lease events')
 
     def _workflows(self) -> 'adapter_wf.BlazarReservations':
         with self._lock:

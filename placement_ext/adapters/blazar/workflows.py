@@ -36,8 +36,20 @@ _UNDONE = 'UNDONE'
 _RESUMABLE = {'start_lease': ('STARTING', 'PENDING'),
               'end_lease': ('TERMINATING', 'ACTIVE')}
 # our heal outcomes as Blazar's reservation flags
+# a running start or end reports progress to Blazar's event row at most
+# this often; every manager looks for stale events this often
+_TOUCH_EVERY = datetime.timedelta(seconds=5)
+RECOVERY_INTERVAL = 10
 _HEAL_FLAGS = {lease_heal.CHANGED: 'resources_changed',
                lease_heal.MISSING: 'missing_resources'}
+
+
+def _changed(row: dict, default: datetime.datetime) -> datetime.datetime:
+    """When Blazar's row last changed (its API gives ISO strings)."""
+    value = row.get('updated_at') or row.get('created_at')
+    if isinstance(value, str):
+        return datetime.datetime.fromisoformat(value)
+    return value or default
 
 
 def owner_nova(token: Callable[[lease_obj.Lease], str | None]
@@ -62,10 +74,17 @@ class BlazarReservations:
     """Our reservation workflows seen from blazar-manager."""
 
     def __init__(self, workflows: reservations.Reservations,
-                 blazar_db: object) -> None:
+                 blazar_db: object, stale_after: float = 600.0,
+                 clock: Callable[[], datetime.datetime] = models.utcnow
+                 ) -> None:
+        """:param stale_after: seconds without progress after which a
+            Blazar start or end event left in progress is run again
+            (``[reservation] event_stale_after``, as for our events)."""
         self.workflows = workflows
         self.database = workflows.database
         self.blazar_db = blazar_db
+        self.stale_after = datetime.timedelta(seconds=stale_after)
+        self.clock = clock
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, blazar_db: object,
@@ -79,7 +98,8 @@ class BlazarReservations:
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
-        return cls(workflows, blazar_db)
+        return cls(workflows, blazar_db,
+                   reservations.Settings.from_conf(conf).event_stale_after)
 
     # -- hosts ----------------------------------------------------------
 
@@ -199,7 +219,8 @@ class BlazarReservations:
         again if missing (a lease made before server groups gets its
         group here)."""
         lease = self._lease_of(resource_id)
-        self.workflows.leases.start(lease)
+        self.workflows.leases.start(
+            lease, self._event_progress(lease, 'start_lease'))
         leases_wf.mark_started(self.database, lease.id)
         self._mirror_group(lease_obj.get(self.database,
                                          lease.id).reservations[0])
@@ -236,7 +257,8 @@ class BlazarReservations:
             LOG.info('Reservation %s: nothing of ours left to end',
                      resource_id)
             return
-        kept = self.workflows.leases.end(lease)
+        kept = self.workflows.leases.end(
+            lease, self._event_progress(lease, 'end_lease'))
         if kept:
             # the lease's end kept servers it did not admit
             blazar_lease = self.blazar_db.reservation_get(
@@ -302,6 +324,30 @@ class BlazarReservations:
 
     # -- start-up ----------------------------------------------------------
 
+    def _event_progress(self, lease: lease_obj.Lease,
+                        event_type: str) -> leases_wf.Progress:
+        """Progress of the Blazar event running ``lease``'s start or
+        end: each step moves the event's ``updated_at`` (at most every
+        :data:`_TOUCH_EVERY`), so no manager takes a live event over
+        (:meth:`recover_interrupted_events`)."""
+        blazar_lease = self.blazar_db.reservation_get(
+            lease.reservations[0].id)['lease_id']
+        events = self.blazar_db.event_get_all_sorted_by_filters(
+            'time', 'asc', {'lease_id': blazar_lease,
+                            'event_type': event_type,
+                            'status': _IN_PROGRESS})
+        if not events:          # run outside Blazar's event loop
+            return lambda: None
+        event_id = events[0]['id']
+        touched = [self.clock()]
+
+        def progress() -> None:
+            now = self.clock()
+            if now - touched[0] >= _TOUCH_EVERY:
+                self.blazar_db.event_update(event_id, {'updated_at': now})
+                touched[0] = now
+        return progress
+
     def recover_interrupted_events(self) -> list[str]:
         """Put back the start or end events a killed manager left running.
 
@@ -309,18 +355,28 @@ class BlazarReservations:
         stable status; a manager killed in ``on_start`` leaves the event
         IN_PROGRESS and the lease STARTING for ever. Our start and end are
         idempotent, so the next run finishes the job. Only leases whose
-        reservations are all ours (other plugins may not be idempotent).
+        reservations are all ours (other plugins may not be idempotent),
+        and only events without progress for ``stale_after``: with several
+        blazar-managers, another one may be running it (each of its steps
+        reports progress, :meth:`_event_progress`). Every manager runs this
+        at start-up and every :data:`RECOVERY_INTERVAL` seconds, so a live
+        manager takes over what a killed one left.
 
         :returns: the leases put back.
         """
         resumed = []
+        stale = self.clock() - self.stale_after
         for event in self.blazar_db.event_get_all_sorted_by_filters(
                 'time', 'asc', {'status': _IN_PROGRESS}):
             statuses = _RESUMABLE.get(event['event_type'])
+            if statuses is None or _changed(event, stale) > stale:
+                continue
             lease = self.blazar_db.lease_get(event['lease_id'])
-            if statuses is None or lease is None or \
-                    lease['status'] != statuses[0] or not self._all_ours(
-                        lease):
+            # a batch's events are all marked IN_PROGRESS before the
+            # first runs: a killed manager's later ones never changed
+            # their lease's status
+            if lease is None or lease['status'] not in statuses or \
+                    not self._all_ours(lease):
                 continue
             self.blazar_db.lease_update(lease['id'], {'status': statuses[1]})
             self.blazar_db.event_update(event['id'], {'status': _UNDONE})
@@ -328,7 +384,31 @@ class BlazarReservations:
                         'it runs again', {'lease': lease['id'],
                                           'type': event['event_type']})
             resumed.append(lease['id'])
-        return resumed
+        return resumed + self._fail_interrupted_creates(stale)
+
+    def _fail_interrupted_creates(self, stale: datetime.datetime
+                                  ) -> list[str]:
+        """A manager killed in Blazar's ``create_lease`` leaves the lease
+        CREATING for ever (no event, not deletable), its caller answered
+        with an error; our part of it may hold slots. After
+        ``stale_after`` without change: our part is given back and the
+        lease is ERROR (deletable; its reason logged)."""
+        failed = []
+        for lease in self.blazar_db.lease_list():
+            if lease['status'] != 'CREATING' or _changed(
+                    lease, stale) > stale or not self._all_ours(lease):
+                continue
+            for res in lease.get('reservations') or ():
+                try:
+                    self._forget(lease_obj.find(self.database, res['id']))
+                except exception.NotFound:
+                    pass            # killed before our part was made
+            self.blazar_db.lease_update(lease['id'], {'status': 'ERROR'})
+            LOG.warning('Lease %s: its create was interrupted (its '
+                        'blazar-manager stopped); it is ERROR and holds '
+                        'nothing', lease['id'])
+            failed.append(lease['id'])
+        return failed
 
     @staticmethod
     def _all_ours(lease: dict) -> bool:

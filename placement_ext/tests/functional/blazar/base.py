@@ -41,7 +41,7 @@ class BlazarTestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.addon = cloud_fixture.use_addon(self, 'blazar')
+        self.addon = self.use_blazar()
         self.cloud = self.addon['cloud']
         if not test_cloud.filter_loaded(cloud_fixture.ensure_cloud()):
             reason = 'the embedded cloud runs without ReservationFilter'
@@ -69,10 +69,14 @@ class BlazarTestCase(testtools.TestCase):
 
     # -- set-up ------------------------------------------------------------
 
-    def _client(self, conn):
+    def use_blazar(self) -> dict:
+        """The addon's status (``etc``, and ``cloud``: a MiniCloud)."""
+        return cloud_fixture.use_addon(self, 'blazar')
+
+    def _client(self, conn, **kwargs):
         return blazar_client.Client(
             session=conn.session, service_type='reservation',
-            interface='public', region_name='RegionOne')
+            interface='public', region_name='RegionOne', **kwargs)
 
     def _conf(self):
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,

@@ -15,6 +15,7 @@ waiting until the cluster has its three nodes again.
 
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -38,6 +39,7 @@ _STATE: dict = {}
 
 sys.path.insert(0, str(cloud_fixture.REPO / 'tools'))
 from minicloud import ha  # noqa: E402
+from minicloud import ha_addons  # noqa: E402
 from minicloud import procs  # noqa: E402
 from minicloud import settings as mc_settings  # noqa: E402
 
@@ -47,27 +49,31 @@ def ha_status() -> dict:
     return json.loads(result.stdout)
 
 
-def ensure_ha() -> dict:
-    if 'error' in _STATE:
-        raise cloud_fixture.CloudUnavailable(_STATE['error'])
+def ensure_ha(addons: tuple[str, ...] = ()) -> dict:
+    """Up (with ``addons``: ``minicloud ha up --addons``); its status."""
+    key = ','.join(sorted(addons))
+    if key in _STATE:
+        raise cloud_fixture.CloudUnavailable(_STATE[key])
     try:
         cloud_fixture.ensure_cloud()
-        up = cloud_fixture.run_minicloud('ha', 'up', timeout=HA_UP_TIMEOUT)
+        up = cloud_fixture.run_minicloud('ha', 'up', '--addons', key,
+                                         timeout=HA_UP_TIMEOUT)
         if up.returncode != 0:
             tail = '\n'.join((up.stdout + up.stderr).splitlines()[-30:])
             raise cloud_fixture.CloudUnavailable(
-                f'minicloud ha up failed:\n{tail}')
+                f'minicloud ha up --addons "{key}" failed:\n{tail}')
         return ha_status()
     except (cloud_fixture.CloudUnavailable, OSError, ValueError,
             subprocess.TimeoutExpired) as exc:
-        _STATE['error'] = str(exc)
+        _STATE[key] = str(exc)
         raise cloud_fixture.CloudUnavailable(str(exc))
 
 
-def use_ha(test: unittest.TestCase) -> dict:
-    """The HA topology's status, or skip (fail in CI) without one."""
+def use_ha(test: unittest.TestCase, addons: tuple[str, ...] = ()) -> dict:
+    """The HA topology's status (with the HA pairs of ``addons``:
+    blazar, tacker), or skip (fail in CI) without one."""
     try:
-        return ensure_ha()
+        return ensure_ha(addons)
     except cloud_fixture.CloudUnavailable as exc:
         reason = f'no HA topology on the embedded cloud: {exc}'
         if backends.in_ci():
@@ -177,10 +183,68 @@ def queue_leader(s: mc_settings.Settings, queue: str) -> int:
 
 
 def kill_service(test: unittest.TestCase, name: str) -> None:
-    """SIGKILL one of our HA services (``manager1``, ``conductor2``);
-    started again at cleanup."""
+    """SIGKILL one of the HA services (``manager1``, ``conductor2``,
+    ``blazar-manager1``, ``tacker-conductor2``), its whole process
+    group; started again at cleanup."""
     s = settings()
     proc = procs.Proc(s.path(), f'ha-{name}')
     test.assertIsNotNone(proc.pid, f'{name} is not running')
     proc.signal(signal.SIGKILL)
-    test.addCleanup(ha.start_service, s, f'ha-{name}')
+    test.addCleanup(start_service, s, name)
+
+
+def start_service(s: mc_settings.Settings, name: str) -> None:
+    """Start one HA service again once what the kill left is gone
+    (nothing if it runs)."""
+    proc = procs.Proc(s.path(), f'ha-{name}')
+    if proc.alive():
+        return
+    deadline = time.monotonic() + 30
+    while proc.members() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if any(svc.name == f'ha-{name}' for svc in ha.our_services(s)):
+        ha.start_service(s, f'ha-{name}')
+    else:
+        ha_addons.start_service(s, f'ha-{name}')
+
+
+def _tcp_connections(pids: list[int]) -> list[tuple[int, int]]:
+    """(local port, remote port) of the IPv4 TCP sockets of ``pids``."""
+    inodes = set()
+    for pid in pids:
+        fds = pathlib.Path(f'/proc/{pid}/fd')
+        try:
+            links = [os.readlink(fd) for fd in fds.iterdir()]
+        except OSError:
+            continue             # gone, or an fd closed meanwhile
+        inodes.update(link[len('socket:['):-1] for link in links
+                      if link.startswith('socket:['))
+    out = []
+    for line in pathlib.Path('/proc/net/tcp').read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[9] in inodes:
+            out.append((int(fields[1].split(':')[1], 16),
+                        int(fields[2].split(':')[1], 16)))
+    return out
+
+
+def cut_from_rabbit(name: str, seconds: float) -> int:
+    """Cut HA service ``name`` (``conductor1``) off from RabbitMQ for
+    ``seconds``: every connection it has or opens to a RabbitMQ node is
+    closed (``ss -K``, a reset on both ends) every 0.1 s; its database
+    connections stay. :returns: how many connections were closed."""
+    s = settings()
+    proc = procs.Proc(s.path(), f'ha-{name}')
+    rabbit = {port for key, port in ha.ports(s).items()
+              if key.startswith('rabbit') and 'dist' not in key}
+    closed = 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for local, remote in _tcp_connections(proc.members()):
+            if remote in rabbit:
+                subprocess.run(['ss', '-K', '-t', 'dst', '127.0.0.1',
+                                f'sport = :{local}'], capture_output=True,
+                               timeout=10)
+                closed += 1
+        time.sleep(0.1)
+    return closed

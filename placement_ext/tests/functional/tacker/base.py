@@ -62,7 +62,7 @@ class TackerTestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.addon = fixture.use_addon(self, 'tacker')
+        self.addon = self.use_tacker()
         self.cloud = self.addon['cloud']
         if write_mode(self.addon['etc'], self.mode()):
             restart_tacker()
@@ -77,17 +77,25 @@ class TackerTestCase(testtools.TestCase):
         self.tacker = tacker_api.TackerApi(self.addon['urls']['tacker'],
                                            self.cloud.admin)
         self.vnfd_id = self._package()
-        if 'db' not in _STATE:
-            _STATE['db'] = tacker_api.our_database(self.addon['etc'])
-        self.db = _STATE['db']
+        # per Tacker (the addon's, the HA topology's)
+        state = _STATE.setdefault(str(self.addon['etc']), {})
+        if 'db' not in state:
+            state['db'] = tacker_api.our_database(self.addon['etc'])
+        self.db = state['db']
+
+    def use_tacker(self) -> dict:
+        """The addon's status (``etc``, ``venv``, ``urls``; ``cloud``: a
+        MiniCloud)."""
+        return fixture.use_addon(self, 'tacker')
 
     def _package(self) -> str:
-        if 'vnfd_id' not in _STATE:
+        state = _STATE.setdefault(str(self.addon['etc']), {})
+        if 'vnfd_id' not in state:
             vnfd_id = str(uuid.uuid4())
             self.tacker.upload_package(tacker_api.build_package(
                 self.addon['venv'], vnfd_id))
-            _STATE['vnfd_id'] = vnfd_id
-        return _STATE['vnfd_id']
+            state['vnfd_id'] = vnfd_id
+        return state['vnfd_id']
 
     def vim(self) -> dict:
         auth = self.cloud.admin.config.config['auth']

@@ -70,6 +70,9 @@ class FakeBlazarDB:
     def lease_get(self, lease_id):
         return self.leases.get(lease_id)
 
+    def lease_list(self):
+        return list(self.leases.values())
+
     def lease_update(self, lease_id, values):
         self.leases[lease_id].update(values)
 

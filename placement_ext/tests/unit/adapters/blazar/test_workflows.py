@@ -72,8 +72,9 @@ class FakeLeases:
                 reservations=[new])
         return lease_obj.get(self.db, lease_id)
 
-    def start(self, lease):
+    def start(self, lease, progress=lambda: None):
         self.calls.append(('start', lease.id))
+        progress()
 
     def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
         self.calls.append(('update', changes, moves))
@@ -90,8 +91,9 @@ class FakeLeases:
                              end_date=lease.end_date, reservation=new)
         return lease_obj.get(self.db, lease.id)
 
-    def end(self, lease):
+    def end(self, lease, progress=lambda: None):
         self.calls.append(('end', lease.id))
+        progress()
         return self.kept
 
     kept = []
@@ -269,8 +271,13 @@ class TestRecovery(AdapterTestCase):
         self.lease('mixed', 'STARTING', 'start_lease',
                    ('virtual:instance', 'physical:host'))
         self.lease('odd', 'ACTIVE', 'start_lease')
-        self.assertEqual(['a', 'b'],
+        # marked IN_PROGRESS with its batch, never run: lease PENDING
+        self.lease('queued', 'PENDING', 'start_lease')
+        self.assertEqual(['a', 'b', 'queued'],
                          self.adapter.recover_interrupted_events())
+        self.assertEqual(('PENDING', 'UNDONE'),
+                         (self.blazar.leases['queued']['status'],
+                          self.blazar.events['e-queued']['status']))
         self.assertEqual(('PENDING', 'UNDONE'),
                          (self.blazar.leases['a']['status'],
                           self.blazar.events['e-a']['status']))
@@ -278,6 +285,62 @@ class TestRecovery(AdapterTestCase):
         self.assertEqual('IN_PROGRESS',
                          self.blazar.events['e-mixed']['status'])
         self.assertEqual('IN_PROGRESS', self.blazar.events['e-odd']['status'])
+
+    def test_an_event_with_recent_progress_is_left_to_its_manager(self):
+        # two blazar-managers: the other one runs 'live' (progress 10 s
+        # ago); 'dead' made none for longer than stale_after (600 s)
+        now = datetime.datetime(2030, 1, 1, 12)
+        self.adapter.clock = lambda: now
+        self.lease('live', 'STARTING', 'start_lease')
+        self.lease('dead', 'TERMINATING', 'end_lease')
+        # as blazar.db.api gives them: ISO strings
+        self.blazar.events['e-live']['updated_at'] = str(
+            now - datetime.timedelta(seconds=10))
+        self.blazar.events['e-dead']['created_at'] = str(
+            now - datetime.timedelta(seconds=601))
+        self.assertEqual(['dead'], self.adapter.recover_interrupted_events())
+        self.assertEqual(('STARTING', 'IN_PROGRESS'),
+                         (self.blazar.leases['live']['status'],
+                          self.blazar.events['e-live']['status']))
+        self.assertEqual('UNDONE', self.blazar.events['e-dead']['status'])
+
+    def test_an_interrupted_create_gives_its_slots_back(self):
+        self.reserve()
+        now = datetime.datetime(2030, 1, 1, 12)
+        self.adapter.clock = lambda: now
+        self.blazar.leases['killed'] = {
+            'id': 'killed', 'status': 'CREATING',
+            'updated_at': str(now - datetime.timedelta(seconds=601)),
+            'reservations': [{'id': RES, 'resource_type':
+                              'virtual:instance'}]}
+        self.blazar.leases['running'] = {
+            'id': 'running', 'status': 'CREATING',
+            'updated_at': now - datetime.timedelta(seconds=5),
+            'reservations': []}
+        self.assertEqual(['killed'],
+                         self.adapter.recover_interrupted_events())
+        self.assertEqual('ERROR', self.blazar.leases['killed']['status'])
+        self.assertEqual([], lease_obj.list_leases(self.db))
+        self.assertEqual({}, self.blazar.allocations)
+        self.assertEqual('CREATING', self.blazar.leases['running']['status'])
+
+    def test_start_and_end_report_progress_on_their_event(self):
+        resource_id = self.reserve()
+        times = iter([START + datetime.timedelta(seconds=s)
+                      for s in (0, 6, 100, 102)])
+        self.adapter.clock = lambda: next(times)
+        self.blazar.events['e'] = {
+            'id': 'e', 'lease_id': 'blazar-lease', 'event_type':
+            'start_lease', 'status': 'IN_PROGRESS', 'updated_at': START}
+        self.adapter.start(resource_id)
+        # a step 6 s after the start: the row moved
+        self.assertEqual(START + datetime.timedelta(seconds=6),
+                         self.blazar.events['e']['updated_at'])
+        self.blazar.events['e'].update(event_type='end_lease')
+        self.adapter.end(resource_id)
+        # 2 s after the last report: not yet again
+        self.assertEqual(START + datetime.timedelta(seconds=6),
+                         self.blazar.events['e']['updated_at'])
 
 
 class TestUpdateAndHeal(AdapterTestCase):
