@@ -311,7 +311,7 @@ class LifecycleRunner:
                 files=params.get('files'), timeout_mins=timeout,
                 disable_rollback=rollback_off)
             return heat.wait(stack_id, 'CREATE', deadline)
-        heat.wait_settled(stack['id'], deadline)
+        heat.wait_settled(stack['id'], deadline, status=stack['stack_status'])
         if params['operation'] == 'HEAL' and len(op.attempts) == 1:
             for name in params.get('heal_resources', ()):
                 heat.mark_unhealthy(stack['id'], name, f'heal by {op.id}')
@@ -366,7 +366,11 @@ class LifecycleRunner:
         # After a rollback the stack's own reason only says it rolled back;
         # and when one resource fails Heat cancels its siblings, whose
         # "Stack UPDATE cancelled" can become the stack's reason (seen on
-        # the embedded cloud). Either way the failed event says why.
+        # the embedded cloud). Either way the failed event says why,
+        # unless the reason given is already a capacity failure (Tacker
+        # read the event before handing its failed try to us).
+        if self._settings.capacity_error.search(outcome.reason):
+            return outcome.reason
         if outcome.status.startswith('ROLLBACK') or \
                 _SIBLING_CANCELLED.search(outcome.reason):
             return (self._heat.latest_failure_reason(outcome.stack_id)

@@ -93,7 +93,7 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     conductor's :func:`~placement_ext.conductor.manager.build_runner`
     with the VIM's session and region."""
     drivers = conductor_manager.build_drivers(
-        rt.conf, session=tacker_vim.vim_session(
+        rt.conf, session=tacker_vim.shared_session(
             vim_info.interfaceInfo, vim_info.accessInfo,
             rt.conf.heat.timeout),
         region_name=vim_info.accessInfo.get('region'))
@@ -162,7 +162,9 @@ class Openstack(openstack.Openstack):
             'ANTI_AFFINITY': anti_rules})
         runner, heat, nova = runner_for(rt, vim_info)
         stack_name = f'vnf-{inst.id}'
-        stack = heat.find_stack(stack_name)
+        # by name and id when Tacker knows the id: no redirect from Heat
+        stack = heat.find_stack(
+            f'{stack_name}/{stack_id}' if stack_id else stack_name)
         if stack is None:
             raise error_ex
         request = tacker_request.operation_request(
