@@ -40,6 +40,7 @@ the other's figures).
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -48,6 +49,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 
 import report
 import tacker_az_retry
@@ -177,26 +179,34 @@ def main_az_retry(args: argparse.Namespace) -> int:
         print(f'--az-retry needs {test_upstream_az_retry.VARIABLE}=1',
               file=sys.stderr)
         return 2
-    fixture.ensure_cloud()
-    addon = {**fixture.ensure_addon('tacker')}
-    cloud = fixture.MiniCloud()
-    cloud.setUp()
-    addon['cloud'] = cloud
     records = []
-    try:
+    with tacker_on_cloud() as addon:
         for mode, pair in az_retry_order(args.pairs):
             record = az_retry_run(addon, mode, pair)
             print(json.dumps(record), flush=True)
             records.append(record)
-    finally:
-        if base.write_mode(addon['etc'], {}):
-            base.restart_tacker()
-        cloud.cleanUp()
     write_az_retry(args.out, {
         'date': datetime.date.today().isoformat(), 'pairs': args.pairs,
         'cores': os.cpu_count(), 'records': records,
         'ratios': tacker_az_retry.pair_ratios(records)})
     return 0
+
+
+@contextlib.contextmanager
+def tacker_on_cloud() -> Iterator[dict]:
+    """The tacker addon's status and ``cloud`` (a MiniCloud); Tacker's
+    default mode (ours) again afterwards."""
+    fixture.ensure_cloud()
+    addon = {**fixture.ensure_addon('tacker')}
+    cloud = fixture.MiniCloud()
+    cloud.setUp()
+    addon['cloud'] = cloud
+    try:
+        yield addon
+    finally:
+        if base.write_mode(addon['etc'], {}):
+            base.restart_tacker()
+        cloud.cleanUp()
 
 
 def tacker_az_retry_env_on() -> bool:
@@ -214,12 +224,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.az_retry:
         return main_az_retry(args)
-    fixture.ensure_cloud()
-    addon_status = fixture.ensure_addon('tacker')
-    cloud = fixture.MiniCloud()
-    cloud.setUp()
     records = []
-    try:
+    with tacker_on_cloud() as addon_status:
+        cloud = addon_status['cloud']
         cloud.admin.set_compute_quotas('admin', instances=-1, cores=-1,
                                        ram=-1)
         api = tacker_api.TackerApi(addon_status['urls']['tacker'],
@@ -240,10 +247,6 @@ def main() -> int:
                     rec.update(mode=mode, run=run)
                     print(json.dumps(rec), flush=True)
                     records.append(rec)
-    finally:
-        if base.write_mode(addon_status['etc'], {}):
-            base.restart_tacker()
-        cloud.cleanUp()
     write(args.out, records, args.repeat)
     return 0
 
