@@ -28,6 +28,11 @@ WAIT_FIRST, WAIT_MOST = 2.0, 5.0
 # Waiting for a failed stack's other resources to settle: they usually
 # have within a fraction of a second, and the retry waits on this.
 SETTLE_FIRST, SETTLE_MOST = 0.25, 2.0
+# A stack whose action ended changes only when an action is sent to it,
+# and the conductor owning the operation is the one that sends them: a
+# second find_stack this soon after one that saw it ended (the Tacker
+# adapter's, then the runner's) answers from that read.
+ENDED_FRESH_S = 10.0
 STACK_GONE = ('DELETE_COMPLETE',)
 
 
@@ -67,10 +72,24 @@ class HeatDriver:
         # stack id -> "name/id": heat-api answers a bare id or name with a
         # redirect to that path, one more request per call
         self._paths: dict[str, str] = {}
+        # stack name -> (when, stack) of find_stack's last read of an
+        # ended action (ENDED_FRESH_S)
+        self._ended: dict[str, tuple[float, dict]] = {}
 
     def find_stack(self, name: str) -> dict | None:
         """The stack called ``name`` (or ``name/id``), or None (a resumed
         create reuses it)."""
+        stack_name = name.split('/', 1)[0]
+        when, ended = self._ended.get(stack_name, (None, None))
+        if ended is not None and self._clock() - when <= ENDED_FRESH_S:
+            return dict(ended)
+        stack = self._find(name)
+        if stack is not None and not \
+                stack['stack_status'].endswith('_IN_PROGRESS'):
+            self._ended[stack_name] = (self._clock(), dict(stack))
+        return stack
+
+    def _find(self, name: str) -> dict | None:
         known = next((path for path in self._paths.values()
                       if path.split('/', 1)[0] == name), None)
         if known:
@@ -101,6 +120,12 @@ class HeatDriver:
         if stack.get('id') and stack.get('stack_name'):
             self._paths[stack['id']] = f'{stack["stack_name"]}/{stack["id"]}'
 
+    def _forget(self, stack_id: str) -> None:
+        """An action is being sent: no earlier read holds any more."""
+        name = self._path(stack_id).split('/', 1)[0]
+        self._ended = {k: v for k, v in self._ended.items()
+                       if k != name and v[1].get('id') != stack_id}
+
     def _path(self, stack_id: str) -> str:
         """``name/id`` of a stack seen before, else what was given."""
         return self._paths.get(stack_id, stack_id)
@@ -125,6 +150,7 @@ class HeatDriver:
                           parameters=parameters, files=files or {},
                           timeout_mins=timeout_mins,
                           disable_rollback=disable_rollback)
+        self._ended.pop(name, None)
         self._learn({'id': body['stack']['id'], 'stack_name': name})
         return body['stack']['id']
 
@@ -140,6 +166,7 @@ class HeatDriver:
         """
         extra = {'template': template, 'files': files or {}} \
             if template else {}
+        self._forget(stack_id)
         self._call('update stack', self._client.stacks.update,
                    self._path(stack_id),
                    existing=True, parameters=parameters,
@@ -149,6 +176,7 @@ class HeatDriver:
     def mark_unhealthy(self, stack_id: str, resource_name: str,
                        reason: str) -> None:
         """Have the next update replace ``resource_name`` (a heal)."""
+        self._forget(stack_id)
         self._call('mark resource unhealthy',
                    self._client.resources.mark_unhealthy,
                    self._path(stack_id), resource_name, True, reason)

@@ -101,6 +101,29 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     return runner, drivers.heat, drivers.nova
 
 
+def _warm_up(inst: object) -> None:
+    """Build the Runtime (its database checked at head) and the VIM's
+    session with its token while Heat works on Tacker's create or
+    update: they cost seconds on a busy host, which a failed stack
+    would otherwise wait before its retry is sent."""
+    def warm() -> None:
+        try:
+            rt = runtime()
+            vims = inst.vimConnectionInfo \
+                if inst.obj_attr_is_set('vimConnectionInfo') else {}
+            for vim_info in list((vims or {}).values())[:1]:
+                tacker_vim.shared_session(
+                    vim_info.interfaceInfo, vim_info.accessInfo,
+                    rt.conf.heat.timeout).get_token()
+        except Exception:
+            # best effort: the failure path builds them again and says
+            # what is wrong
+            LOG.debug('placement-ext warm-up failed', exc_info=True)
+
+    threading.Thread(target=warm, name='placement-ext-warm-up',
+                     daemon=True).start()
+
+
 def _ownership(rt: Runtime) -> ownership.Ownership:
     """This process as an owner of operations, so a conductor of ours
     sharing the database never adopts one it runs."""
@@ -117,31 +140,43 @@ def _grant_zones(grant: object) -> list[str]:
     return [zone.zoneId for zone in grant.zones]
 
 
+def _stack_ref(stack_name: str, inst: object, stack_id: str | None) -> str:
+    """``name/id`` when Tacker knows the stack's id (given, or kept in
+    the instance's metadata as Tacker's ``get_stack_name`` reads it):
+    Heat answers a bare name with a redirect, a second request."""
+    if not stack_id and inst.obj_attr_is_set('instantiatedVnfInfo'):
+        info = inst.instantiatedVnfInfo
+        if info.obj_attr_is_set('metadata'):
+            stack_id = (info.metadata or {}).get('stack_id')
+    return f'{stack_name}/{stack_id}' if stack_id else stack_name
+
+
 class Openstack(openstack.Openstack):
     """Tacker's driver; ``_update_stack_retry`` is ours."""
 
     _call: _Call | None = None
 
-    def _remember(self, operation: str, grant: object, vnfd: object,
-                  flavour_id: str) -> None:
+    def _remember(self, operation: str, inst: object, grant: object,
+                  vnfd: object, flavour_id: str) -> None:
+        _warm_up(inst)
         self._call = _Call(operation, grant, {
             'AFFINITY': vnfd.get_affinity_targets(flavour_id),
             'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)})
 
     def instantiate(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('INSTANTIATE', grant, vnfd, req.flavourId)
+        self._remember('INSTANTIATE', inst, grant, vnfd, req.flavourId)
         return super().instantiate(req, inst, grant_req, grant, vnfd)
 
     def scale(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('SCALE', grant, vnfd,
+        self._remember('SCALE', inst, grant, vnfd,
                        inst.instantiatedVnfInfo.flavourId)
         return super().scale(req, inst, grant_req, grant, vnfd)
 
     def heal(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
-        self._remember('HEAL', grant, vnfd,
+        self._remember('HEAL', inst, grant, vnfd,
                        inst.instantiatedVnfInfo.flavourId)
         return super().heal(req, inst, grant_req, grant, vnfd)
 
@@ -162,9 +197,7 @@ class Openstack(openstack.Openstack):
             'ANTI_AFFINITY': anti_rules})
         runner, heat, nova = runner_for(rt, vim_info)
         stack_name = f'vnf-{inst.id}'
-        # by name and id when Tacker knows the id: no redirect from Heat
-        stack = heat.find_stack(
-            f'{stack_name}/{stack_id}' if stack_id else stack_name)
+        stack = heat.find_stack(_stack_ref(stack_name, inst, stack_id))
         if stack is None:
             raise error_ex
         request = tacker_request.operation_request(

@@ -129,6 +129,44 @@ class TestWaitSettled(testtools.TestCase):
                          [next(intervals) for _ in range(5)])
 
 
+class TestFindAgain(testtools.TestCase):
+    """The Tacker adapter reads the failed stack, then the runner does
+    just before it sends the retry: one request, not two."""
+
+    def setUp(self):
+        super().setUp()
+        self.now = 0.0
+        self.driver = heat.HeatDriver(mock.Mock(), clock=lambda: self.now)
+        self.driver._client = mock.Mock()
+        self.get = self.driver._client.stacks.get
+
+    def test_an_ended_stack_read_a_moment_ago_is_not_read_again(self):
+        self.get.return_value = FakeStack('ROLLBACK_COMPLETE')
+        self.driver.find_stack('vnf-1/s1')
+        self.now = heat.ENDED_FRESH_S
+        self.assertEqual('ROLLBACK_COMPLETE',
+                         self.driver.find_stack('vnf-1')['stack_status'])
+        self.assertEqual(1, self.get.call_count)
+        self.now += 0.1
+        self.driver.find_stack('vnf-1')
+        self.assertEqual(2, self.get.call_count)
+
+    def test_a_stack_sent_an_action_is_read_again(self):
+        self.get.return_value = FakeStack('UPDATE_FAILED')
+        self.driver.find_stack('vnf-1')
+        self.driver.update_stack('s1', {})
+        self.driver.find_stack('vnf-1')
+        self.driver.mark_unhealthy('s1', 'VDU1', 'heal')
+        self.driver.find_stack('vnf-1')
+        self.assertEqual(3, self.get.call_count)
+
+    def test_a_stack_in_progress_is_read_again(self):
+        self.get.return_value = FakeStack('UPDATE_IN_PROGRESS')
+        self.driver.find_stack('vnf-1')
+        self.driver.find_stack('vnf-1')
+        self.assertEqual(2, self.get.call_count)
+
+
 class TestNotFound(testtools.TestCase):
 
     def test_names_the_stack_not_a_tuple(self):
@@ -142,7 +180,9 @@ class TestNotFound(testtools.TestCase):
                         err.detail)
 
     def test_find_stack_again_goes_by_name_and_id(self):
-        driver = heat.HeatDriver(mock.Mock())
+        # later than ENDED_FRESH_S: Heat is asked again
+        driver = heat.HeatDriver(mock.Mock(), clock=iter(
+            range(0, 1000, 60)).__next__)
         driver._client = mock.Mock()
         driver._client.stacks.get.return_value = FakeStack('CREATE_FAILED')
         driver.find_stack('vnf-1')
@@ -155,7 +195,8 @@ class TestNotFound(testtools.TestCase):
                          driver._client.stacks.update.call_args.args[0])
 
     def test_a_name_given_to_a_new_stack_is_looked_up_again(self):
-        driver = heat.HeatDriver(mock.Mock())
+        driver = heat.HeatDriver(mock.Mock(), clock=iter(
+            range(0, 1000, 60)).__next__)
         driver._client = mock.Mock()
         driver._client.stacks.get.side_effect = [
             FakeStack('CREATE_FAILED'), FakeStack('DELETE_COMPLETE'),
