@@ -265,15 +265,18 @@ class LifecycleRunner:
 
     def _precheck(self, op: op_obj.Operation,
                   request: zone_reselection.ReselectionRequest,
-                  full_zone: str | None, seed: str) -> tuple:
+                  full_zone: str | None, seed: str,
+                  read: dict | None = None) -> tuple:
         """(result, room read, note) of a pre-check of ``request``'s
-        placement; after a failure only ``full_zone`` is judged."""
+        placement; after a failure only ``full_zone`` is judged
+        (``read``: the room the reselection just read, VNFC -> zone -> n,
+        not read again)."""
         params = op.params
         allowed, note = zone_precheck.allowed_zones(
             request.zones, params.get('grant_zones'), params['placement'],
             params['targets'])
-        fits = zone_inputs.capacity_by_target(self._zones,
-                                              list(request.zones), params)
+        fits = zone_inputs.capacity_by_target(
+            self._zones, list(request.zones), params, read)
         result = zone_precheck.precheck(
             zone_precheck.PrecheckRequest(
                 zones=allowed, placement=request.placement,
@@ -311,7 +314,7 @@ class LifecycleRunner:
                 files=params.get('files'), timeout_mins=timeout,
                 disable_rollback=rollback_off)
             return heat.wait(stack_id, 'CREATE', deadline)
-        heat.wait_settled(stack['id'], deadline)
+        heat.wait_settled(stack['id'], deadline, status=stack['stack_status'])
         if params['operation'] == 'HEAL' and len(op.attempts) == 1:
             for name in params.get('heal_resources', ()):
                 heat.mark_unhealthy(stack['id'], name, f'heal by {op.id}')
@@ -366,7 +369,11 @@ class LifecycleRunner:
         # After a rollback the stack's own reason only says it rolled back;
         # and when one resource fails Heat cancels its siblings, whose
         # "Stack UPDATE cancelled" can become the stack's reason (seen on
-        # the embedded cloud). Either way the failed event says why.
+        # the embedded cloud). Either way the failed event says why,
+        # unless the reason given is already a capacity failure (Tacker
+        # read the event before handing its failed try to us).
+        if self._settings.capacity_error.search(outcome.reason):
+            return outcome.reason
         if outcome.status.startswith('ROLLBACK') or \
                 _SIBLING_CANCELLED.search(outcome.reason):
             return (self._heat.latest_failure_reason(outcome.stack_id)
@@ -391,7 +398,8 @@ class LifecycleRunner:
         notes, extra = [note] if note else [], {}
         if self._settings.precheck:
             result, extra['room'], also = self._also_full(
-                op, request, result, op.placement[failed_vnfc], seed)
+                op, request, result, op.placement[failed_vnfc], seed,
+                None if capacity is None else {failed_vnfc: capacity})
             notes.append(also)
         grant = None
         if self._settings.regrant:
@@ -403,11 +411,12 @@ class LifecycleRunner:
     def _also_full(self, op: op_obj.Operation,
                    request: zone_reselection.ReselectionRequest,
                    result: zone_reselection.ReselectionResult,
-                   full_zone: str, seed: str) -> tuple:
+                   full_zone: str, seed: str, read: dict | None) -> tuple:
         """After a capacity failure: also move the other targets of the
         zone Heat found full; (result, room read, note)."""
         moved = dataclasses.replace(request, placement=result.placement)
-        checked, fits, note = self._precheck(op, moved, full_zone, seed)
+        checked, fits, note = self._precheck(op, moved, full_zone, seed,
+                                             read)
         return zone_reselection.result_for(
             request, checked.placement, False,
             [*result.reasons, *checked.reasons]), fits, note

@@ -61,12 +61,21 @@ class ZoneSource:
             return None
 
 
-def capacity_by_target(source: ZoneSource, zones: list[str], request: dict
+def capacity_by_target(source: ZoneSource, zones: list[str], request: dict,
+                       read: dict[str, dict[str, int] | None] | None = None
                        ) -> dict[str, dict[str, int]]:
     """Target -> zone -> instances of its flavor that still fit, read once
     per flavor through ``source.capacity``; targets whose room is unknown
-    are left out."""
-    by_flavor: dict[tuple, dict[str, int] | None] = {}
+    are left out.
+
+    ``read``: VNFC -> what ``source.capacity`` said for these zones a
+    moment ago (the reselection step's own read); its flavor is not
+    asked again.
+    """
+    by_flavor: dict[tuple, dict[str, int] | None] = {
+        tuple(sorted(stack_request.flavor_resources(request, vnfc).items())):
+        capacity for vnfc, capacity in (read or {}).items()
+        if stack_request.flavor_resources(request, vnfc)}
     fits = {}
     for vnfc in request['targets']:
         resources = stack_request.flavor_resources(request, vnfc)

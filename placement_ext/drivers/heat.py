@@ -20,10 +20,19 @@ from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
 
-POLL_INTERVAL = 2.0
+# Waiting for a stack action we just started: it takes seconds, so the
+# first look is after WAIT_FIRST, then the gap doubles up to WAIT_MOST
+# (tacker-conductor's own fixed poll). Looks at 2, 6, 11, 16 ... s are
+# never more than a fixed 5 s poll's (0, 5, 10 ...) for any duration.
+WAIT_FIRST, WAIT_MOST = 2.0, 5.0
 # Waiting for a failed stack's other resources to settle: they usually
 # have within a fraction of a second, and the retry waits on this.
-SETTLE_FIRST, SETTLE_MOST = 0.25, POLL_INTERVAL
+SETTLE_FIRST, SETTLE_MOST = 0.25, 2.0
+# A stack whose action ended changes only when an action is sent to it,
+# and the conductor owning the operation is the one that sends them: a
+# second find_stack this soon after one that saw it ended (the Tacker
+# adapter's, then the runner's) answers from that read.
+ENDED_FRESH_S = 10.0
 STACK_GONE = ('DELETE_COMPLETE',)
 
 
@@ -60,22 +69,74 @@ class HeatDriver:
             '1', session=session, **(adapter_kwargs or {}))
         self._sleep = sleep
         self._clock = clock
+        # stack id -> "name/id": heat-api answers a bare id or name with a
+        # redirect to that path, one more request per call
+        self._paths: dict[str, str] = {}
+        # stack name -> (when, stack) of find_stack's last read of an
+        # ended action (ENDED_FRESH_S)
+        self._ended: dict[str, tuple[float, dict]] = {}
 
     def find_stack(self, name: str) -> dict | None:
-        """The stack called ``name``, or None (a resumed create reuses it)."""
+        """The stack called ``name`` (or ``name/id``), or None (a resumed
+        create reuses it)."""
+        stack_name = name.split('/', 1)[0]
+        when, ended = self._ended.get(stack_name, (None, None))
+        if ended is not None and self._clock() - when <= ENDED_FRESH_S:
+            return dict(ended)
+        stack = self._find(name)
+        if stack is not None and not \
+                stack['stack_status'].endswith('_IN_PROGRESS'):
+            self._ended[stack_name] = (self._clock(), dict(stack))
+        return stack
+
+    def _find(self, name: str) -> dict | None:
+        known = next((path for path in self._paths.values()
+                      if path.split('/', 1)[0] == name), None)
+        if known:
+            try:
+                stack = self._show(known)
+                # by id Heat also shows a deleted stack: the name may
+                # have been given to a new one since
+                if stack['stack_status'] not in STACK_GONE:
+                    return stack
+            except exception.NotFound:
+                pass
+            self._paths = {k: v for k, v in self._paths.items()
+                           if v != known}
         try:
-            return self._call('show stack', self._client.stacks.get,
-                              name).to_dict()
+            return self._show(name)
         except exception.NotFound:
             return None
+
+    def _show(self, ref: str) -> dict:
+        # outputs are never read here; resolving them costs heat-engine
+        # a walk of every resource
+        stack = self._call('show stack', self._client.stacks.get, ref,
+                           resolve_outputs=False).to_dict()
+        self._learn(stack)
+        return stack
+
+    def _learn(self, stack: dict) -> None:
+        if stack.get('id') and stack.get('stack_name'):
+            self._paths[stack['id']] = f'{stack["stack_name"]}/{stack["id"]}'
+
+    def _forget(self, stack_id: str) -> None:
+        """An action is being sent: no earlier read holds any more."""
+        name = self._path(stack_id).split('/', 1)[0]
+        self._ended = {k: v for k, v in self._ended.items()
+                       if k != name and v[1].get('id') != stack_id}
+
+    def _path(self, stack_id: str) -> str:
+        """``name/id`` of a stack seen before, else what was given."""
+        return self._paths.get(stack_id, stack_id)
 
     def stack_servers(self, stack: str, nested_depth: int = 5) -> list[str]:
         """Ids of the ``OS::Nova::Server`` resources of a stack and of
         its nested stacks (AutoScalingGroup members), down to
         ``nested_depth``."""
         resources = self._call('list stack resources',
-                               self._client.resources.list, stack,
-                               nested_depth=nested_depth,
+                               self._client.resources.list,
+                               self._path(stack), nested_depth=nested_depth,
                                filters={'type': 'OS::Nova::Server'})
         return sorted(r.physical_resource_id for r in resources
                       if r.resource_type == 'OS::Nova::Server'
@@ -89,6 +150,8 @@ class HeatDriver:
                           parameters=parameters, files=files or {},
                           timeout_mins=timeout_mins,
                           disable_rollback=disable_rollback)
+        self._ended.pop(name, None)
+        self._learn({'id': body['stack']['id'], 'stack_name': name})
         return body['stack']['id']
 
     def update_stack(self, stack_id: str, parameters: dict,
@@ -103,7 +166,9 @@ class HeatDriver:
         """
         extra = {'template': template, 'files': files or {}} \
             if template else {}
-        self._call('update stack', self._client.stacks.update, stack_id,
+        self._forget(stack_id)
+        self._call('update stack', self._client.stacks.update,
+                   self._path(stack_id),
                    existing=True, parameters=parameters,
                    timeout_mins=timeout_mins,
                    disable_rollback=disable_rollback, **extra)
@@ -111,9 +176,10 @@ class HeatDriver:
     def mark_unhealthy(self, stack_id: str, resource_name: str,
                        reason: str) -> None:
         """Have the next update replace ``resource_name`` (a heal)."""
+        self._forget(stack_id)
         self._call('mark resource unhealthy',
-                   self._client.resources.mark_unhealthy, stack_id,
-                   resource_name, True, reason)
+                   self._client.resources.mark_unhealthy,
+                   self._path(stack_id), resource_name, True, reason)
 
     def wait(self, stack_id: str, action: str, deadline_s: float,
              started_after: str | None = None) -> StackOutcome:
@@ -123,9 +189,15 @@ class HeatDriver:
         sent; the stack still shows the previous action's status until the
         engine starts the new one, so that status must not be taken for
         the update's result.
+
+        The action was just started (or found in progress), so the first
+        look is after :data:`WAIT_FIRST` s, the next ones ever further
+        apart up to :data:`WAIT_MOST` s (:func:`backoff`).
         """
         end = self._clock() + deadline_s
+        intervals = backoff(WAIT_FIRST, WAIT_MOST)
         while True:
+            self._sleep(max(0.0, min(next(intervals), end - self._clock())))
             stack = self._stack_or_gone(stack_id)
             status = stack['stack_status'] if stack else 'UNKNOWN'
             if stack and self._finished(stack, action, started_after):
@@ -136,9 +208,9 @@ class HeatDriver:
                     service='Heat',
                     reason=f'stack {stack_id} still {status} after '
                            f'{deadline_s:.0f} s waiting for {action}')
-            self._sleep(POLL_INTERVAL)
 
-    def wait_settled(self, stack_id: str, deadline_s: float) -> None:
+    def wait_settled(self, stack_id: str, deadline_s: float,
+                     status: str | None = None) -> None:
         """Wait until no resource of the stack is still in progress.
 
         Heat marks a stack FAILED as soon as one resource fails, while
@@ -146,13 +218,19 @@ class HeatDriver:
         second traversal over the first, which Heat 27 does not always
         survive (an IntegrityError deleting the old raw_template was seen
         on the embedded cloud), so the next attempt waits for quiet.
+
+        ``status``: the stack's, when just read; only a FAILED action can
+        leave resources behind in progress (a COMPLETE one, rollbacks
+        included, has ended every resource), so no other is listed.
         """
+        if status is not None and not status.endswith('_FAILED'):
+            return
         end = self._clock() + deadline_s
         intervals = backoff(SETTLE_FIRST, SETTLE_MOST)
         while True:
             resources = self._call('list stack resources',
-                                   self._client.resources.list, stack_id,
-                                   nested_depth=3)
+                                   self._client.resources.list,
+                                   self._path(stack_id), nested_depth=3)
             busy = [r.resource_name for r in resources
                     if getattr(r, 'resource_status', '') == 'IN_PROGRESS']
             if not busy or self._clock() >= end:
@@ -168,7 +246,8 @@ class HeatDriver:
         reason no longer says why the create failed; the event does.
         """
         events = self._call(
-            'list stack events', self._client.events.list, stack_id,
+            'list stack events', self._client.events.list,
+            self._path(stack_id),
             filters={'resource_status': 'FAILED'}, sort_dir='desc',
             nested_depth=3, limit=20)
         for event in events:
@@ -187,7 +266,10 @@ class HeatDriver:
         "not known yet", so the wait goes on until its deadline.
         """
         try:
-            return self._client.stacks.get(stack_id).to_dict()
+            stack = self._client.stacks.get(
+                self._path(stack_id), resolve_outputs=False).to_dict()
+            self._learn(stack)
+            return stack
         except heat_exc.HTTPNotFound:
             return {'stack_status': 'DELETE_COMPLETE', 'id': stack_id}
         except heat_exc.HTTPException as exc:

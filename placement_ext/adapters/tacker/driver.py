@@ -108,12 +108,35 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     conductor's :func:`~placement_ext.conductor.manager.build_runner`
     with the VIM's session and region."""
     drivers = conductor_manager.build_drivers(
-        rt.conf, session=tacker_vim.vim_session(
+        rt.conf, session=tacker_vim.shared_session(
             vim_info.interfaceInfo, vim_info.accessInfo,
             rt.conf.heat.timeout),
         region_name=vim_info.accessInfo.get('region'))
     runner = conductor_manager.build_runner(rt.conf, rt.database, drivers)
     return runner, drivers.heat, drivers.nova
+
+
+def _warm_up(inst: object) -> None:
+    """Build the Runtime (its database checked at head) and the VIM's
+    session with its token while Heat works on Tacker's create or
+    update: they cost seconds on a busy host, which a failed stack
+    would otherwise wait before its retry is sent."""
+    def warm() -> None:
+        try:
+            rt = runtime()
+            vims = inst.vimConnectionInfo \
+                if inst.obj_attr_is_set('vimConnectionInfo') else {}
+            for vim_info in list((vims or {}).values())[:1]:
+                tacker_vim.shared_session(
+                    vim_info.interfaceInfo, vim_info.accessInfo,
+                    rt.conf.heat.timeout).get_token()
+        except Exception:
+            # best effort: the failure path builds them again and says
+            # what is wrong
+            LOG.debug('placement-ext warm-up failed', exc_info=True)
+
+    threading.Thread(target=warm, name='placement-ext-warm-up',
+                     daemon=True).start()
 
 
 def _ownership(rt: Runtime) -> ownership.Ownership:
@@ -160,6 +183,17 @@ def _grant_zones(grant: object) -> list[str]:
     return [zone.zoneId for zone in grant.zones]
 
 
+def _stack_ref(stack_name: str, inst: object, stack_id: str | None) -> str:
+    """``name/id`` when Tacker knows the stack's id (given, or kept in
+    the instance's metadata as Tacker's ``get_stack_name`` reads it):
+    Heat answers a bare name with a redirect, a second request."""
+    if not stack_id and inst.obj_attr_is_set('instantiatedVnfInfo'):
+        info = inst.instantiatedVnfInfo
+        if info.obj_attr_is_set('metadata'):
+            stack_id = (info.metadata or {}).get('stack_id')
+    return f'{stack_name}/{stack_id}' if stack_id else stack_name
+
+
 class Openstack(openstack.Openstack):
     """Tacker's driver; ``_update_stack_retry`` is ours."""
 
@@ -169,6 +203,7 @@ class Openstack(openstack.Openstack):
 
     def _remember(self, operation: str, inst: object, grant_req: object,
                   grant: object, vnfd: object, flavour_id: str) -> None:
+        _warm_up(inst)
         self._call = _Call(operation, grant, {
             'AFFINITY': vnfd.get_affinity_targets(flavour_id),
             'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)},
@@ -241,7 +276,7 @@ class Openstack(openstack.Openstack):
             'ANTI_AFFINITY': anti_rules})
         runner, heat, nova = runner_for(rt, vim_info)
         stack_name = f'vnf-{inst.id}'
-        stack = heat.find_stack(stack_name)
+        stack = heat.find_stack(_stack_ref(stack_name, inst, stack_id))
         if stack is None:
             raise error_ex
         request = tacker_request.operation_request(

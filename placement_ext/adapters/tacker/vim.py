@@ -7,6 +7,7 @@ and the management driver reach the VIM's services through this one
 helper.
 """
 
+import functools
 from collections.abc import Mapping
 
 from keystoneauth1 import session as ks_session
@@ -15,6 +16,8 @@ from keystoneauth1.identity import v3 as ks_v3
 from placement_ext import exception
 
 DEFAULT_DOMAIN = 'Default'
+_ACCESS_KEYS = ('username', 'password', 'project', 'projectDomain',
+                'userDomain')
 
 
 def vim_session(interface: Mapping, access: Mapping,
@@ -32,6 +35,22 @@ def vim_session(interface: Mapping, access: Mapping,
         project_domain_name=access.get('projectDomain') or DEFAULT_DOMAIN,
         user_domain_name=access.get('userDomain') or DEFAULT_DOMAIN)
     return ks_session.Session(auth=auth, timeout=timeout)
+
+
+def shared_session(interface: Mapping, access: Mapping,
+                   timeout: float | None = None) -> ks_session.Session:
+    """:func:`vim_session`, one per VIM credentials and process: its
+    token is kept, so a zone reselection does not wait for Keystone
+    before its first call (keystoneauth renews it when it expires)."""
+    return _session(interface.get('endpoint'),
+                    tuple(access.get(key) for key in _ACCESS_KEYS), timeout)
+
+
+@functools.lru_cache(maxsize=32)
+def _session(endpoint: str | None, access: tuple, timeout: float | None
+             ) -> ks_session.Session:
+    return vim_session({'endpoint': endpoint},
+                       dict(zip(_ACCESS_KEYS, access, strict=True)), timeout)
 
 
 def required(holder: Mapping, key: str, where: str) -> str:

@@ -20,3 +20,42 @@ class TestTackerContract(base.ContractTestCase):
         driver.install()
         self.assertIs(driver.Openstack, openstack.Openstack)
         self.assertIsInstance(openstack.Openstack(), upstream)
+
+    def test_the_stack_is_named_by_name_and_id_when_tacker_knows_it(self):
+        from tacker.sol_refactored import objects
+
+        from placement_ext.adapters.tacker import driver
+
+        objects.register_all()
+        inst = objects.VnfInstanceV2(id='i1')
+        self.assertEqual('vnf-i1', driver._stack_ref('vnf-i1', inst, None))
+        self.assertEqual('vnf-i1/s0', driver._stack_ref('vnf-i1', inst, 's0'))
+        inst.instantiatedVnfInfo = objects.VnfInstanceV2_InstantiatedVnfInfo(
+            flavourId='f', vnfState='STARTED', metadata={'stack_id': 's1'})
+        self.assertEqual('vnf-i1/s1', driver._stack_ref('vnf-i1', inst, None))
+
+    def test_an_lcm_call_warms_our_runtime_and_the_vims_token(self):
+        import threading
+        from unittest import mock
+
+        from tacker.sol_refactored import objects
+
+        from placement_ext.adapters.tacker import driver
+
+        objects.register_all()
+        inst = objects.VnfInstanceV2(id='i1', vimConnectionInfo={
+            'vim1': objects.VimConnectionInfo(
+                vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
+                interfaceInfo={'endpoint': 'http://keystone/v3'},
+                accessInfo={'username': 'u', 'password': 'p',
+                            'project': 'nfv'})})
+        with mock.patch.object(driver, 'runtime') as runtime, \
+                mock.patch.object(driver.tacker_vim,
+                                  'shared_session') as session:
+            driver._warm_up(inst)
+            for thread in threading.enumerate():
+                if thread.name == 'placement-ext-warm-up':
+                    thread.join(10)
+        runtime.assert_called_once_with()
+        session.return_value.get_token.assert_called_once_with()
+        self.assertEqual('u', session.call_args.args[1]['username'])

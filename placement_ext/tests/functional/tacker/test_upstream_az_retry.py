@@ -32,6 +32,22 @@ RUNNER = 'placement_ext.tests.functional.tacker.upstream_az_retry'
 TIMEOUT = 1500
 
 
+def run_upstream_test(addon: dict) -> subprocess.CompletedProcess:
+    """Tacker's test in the addon's venv (``upstream_az_retry``); also
+    what ``benchmarks/bench_tacker.py --az-retry`` times."""
+    python = pathlib.Path(addon['venv'], 'bin', 'python')
+    auth_url = addon['cloud'].admin.config.config['auth'][
+        'auth_url'].removesuffix('/v3')
+    # the notification server of Tacker's test: beside the addon's
+    port = addon['ports']['nfvo'] + 1
+    return subprocess.run(
+        [str(python), '-m', RUNNER,
+         str(pathlib.Path(addon['etc'], 'tacker.conf')),
+         auth_url, str(port)],
+        capture_output=True, text=True, timeout=TIMEOUT,
+        cwd=pathlib.Path(__file__).resolve().parents[4])
+
+
 class TestTackersOwnAzRetry(testtools.TestCase):
 
     def setUp(self):
@@ -44,26 +60,13 @@ class TestTackersOwnAzRetry(testtools.TestCase):
         if base.write_mode(self.addon['etc'], {}):
             base.restart_tacker()
 
-    def run_upstream_test(self) -> subprocess.CompletedProcess:
-        python = pathlib.Path(self.addon['venv'], 'bin', 'python')
-        auth_url = self.addon['cloud'].admin.config.config['auth'][
-            'auth_url'].removesuffix('/v3')
-        # the notification server of Tacker's test: beside the addon's
-        port = self.addon['ports']['nfvo'] + 1
-        return subprocess.run(
-            [str(python), '-m', RUNNER,
-             str(pathlib.Path(self.addon['etc'], 'tacker.conf')),
-             auth_url, str(port)],
-            capture_output=True, text=True, timeout=TIMEOUT,
-            cwd=pathlib.Path(__file__).resolve().parents[4])
-
     def test_update_stack_retry(self):
         database = tacker_api.our_database(self.addon['etc'])
         # the conductor makes our tables on its first reselection
         migration.upgrade(database.conf, database=database)
         before = {op.id for op in op_obj.list_operations(
             database)}
-        result = self.run_upstream_test()
+        result = run_upstream_test(self.addon)
         self.assertEqual(0, result.returncode,
                          f'{result.stdout[-6000:]}\n{result.stderr[-6000:]}')
         # our conductor, not Tacker's, moved the VNFC to nova

@@ -307,7 +307,7 @@ class TestSentByTheHostService(testtools.TestCase):
         super().setUp()
         self.db = self.useFixture(db_fixture.Database()).db
 
-    def _run(self, reason, room):
+    def _run(self, reason, room, status=None):
         heat = fake_stacks.FakeHeat(room)
         stack_id = heat.create_stack('vnf-1', {}, {'nfv': {'VDU': {
             'VDU1-0': {'locationConstraints': 'AZ-1'}}}})
@@ -322,6 +322,9 @@ class TestSentByTheHostService(testtools.TestCase):
         sent = heat.wait(stack_id, 'CREATE', 60)
         if reason:
             sent = dataclasses.replace(sent, reason=reason)
+        if status:
+            heat.stacks[stack_id]['stack_status'] = status
+            sent = dataclasses.replace(sent, status=status)
         return runner.run(op.id, sent=sent), heat
 
     def test_a_capacity_failure_is_recorded_then_reselected(self):
@@ -337,6 +340,27 @@ class TestSentByTheHostService(testtools.TestCase):
         # only our move reached Heat after the host service's create
         self.assertEqual(['create', 'update'],
                          [c[0] for c in heat.calls if c[0] != 'wait_settled'])
+
+    def test_a_rolled_back_try_tacker_explained_reads_no_events(self):
+        # Tacker read the failed event itself (its stack ROLLBACK_COMPLETE
+        # says only "rolled back"): asking Heat again only delays the move
+        op, heat = self._run(
+            fake_stacks.NO_VALID_HOST.format(vnfc='VDU1-0'),
+            {'AZ-1': 0, 'AZ-2': 2}, status='ROLLBACK_COMPLETE')
+        self.assertEqual(states.STATE_COMPLETED, op.state)
+        self.assertNotIn('latest_failure_reason', [c[0] for c in heat.calls])
+
+    def test_a_rolled_back_try_without_its_reason_reads_the_event(self):
+        op, heat = self._run('Stack CREATE rolled back', {'AZ-2': 2},
+                             status='ROLLBACK_COMPLETE')
+        self.assertIn('latest_failure_reason', [c[0] for c in heat.calls])
+
+    def test_a_stack_that_ended_is_not_listed_before_the_move(self):
+        op, heat = self._run(None, {'AZ-1': 0, 'AZ-2': 2})
+        # the status is passed, so the driver lists resources only after
+        # a FAILED action
+        [settled] = [c for c in heat.calls if c[0] == 'wait_settled']
+        self.assertEqual('CREATE_FAILED', settled[2])
 
     def test_another_failure_ends_it_with_heats_text(self):
         op, heat = self._run('Resource CREATE failed: Forbidden: Quota '

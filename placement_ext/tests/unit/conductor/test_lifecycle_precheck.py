@@ -196,6 +196,46 @@ class TestCapacityByTarget(testtools.TestCase):
                           'VDU2-0': {'AZ-1': 1}}, fits)
 
 
+class TestReadsAfterAFailure(TestPrecheck):
+
+    def test_the_reselection_reads_the_room_once_per_flavor(self):
+        reads = []
+
+        class Counted(StaleZones):
+            def capacity(self, zones, request, vnfc):
+                reads.append(vnfc)
+                return super().capacity(zones, request, vnfc)
+
+        self.heat = fake_stacks.FakeHeat({'AZ-2': 5})
+        # the pre-check is told AZ-1 has room, so Heat finds it full
+        zones = Counted(ZONES, self.heat, {'AZ-1': 5})
+        runner = lifecycle.LifecycleRunner(
+            self.db, self.heat, zones, lifecycle.Settings(
+                capacity_error=re.compile(
+                    v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)))
+        body = request({'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1'})
+        op = op_obj.create(self.db, vnf_instance_id='vnf-1',
+                           operation=body['operation'], params=body,
+                           placement=body['placement'])
+        op = runner.run(op.id)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual({'VDU1-0': 'AZ-2', 'VDU1-1': 'AZ-2'}, op.placement)
+        # the pre-check's read, then one for the reselection and the
+        # other targets of the full zone together
+        self.assertEqual(2, len(reads), reads)
+
+    def test_a_flavor_read_a_moment_ago_is_not_asked_again(self):
+        class Source:
+            def capacity(self, zones, request, vnfc):
+                raise AssertionError('asked again')
+
+        body = {'targets': ['VDU1-0', 'VDU1-1'], 'flavors': {'VDU1': SMALL}}
+        fits = zone_inputs.capacity_by_target(
+            Source(), ['AZ-1'], body, read={'VDU1-1': {'AZ-1': 3}})
+        self.assertEqual({'VDU1-0': {'AZ-1': 3}, 'VDU1-1': {'AZ-1': 3}},
+                         fits)
+
+
 class TestPrecheckInputs(testtools.TestCase):
 
     def setUp(self):
