@@ -59,8 +59,9 @@ Progress = Callable[[], None]
 # The Nova driver that makes a lease's server groups in its project (a
 # driver holding a token of that project), or None when none is at hand.
 GroupNova = Callable[[lease_obj.Lease], nova_driver.NovaDriver | None]
-# A start date this far in the past is still accepted (clock skew and
-# the time a request takes to arrive); "now" is always accepted.
+# A start date this far before the current minute is still accepted
+# (clock skew and the time a request takes to arrive); "now" is always
+# accepted.
 START_GRACE = datetime.timedelta(minutes=1)
 # A started lease and its reservations: the event task sets these with
 # the start event's end, a host service (Blazar) when its own start ran.
@@ -135,7 +136,7 @@ class Leases:
         """
         now = self.clock()
         values = schema.validate_lease(body, now)
-        if values['start_date'] < now - START_GRACE:
+        if starts_too_early(values['start_date'], now):
             raise exception.InvalidInput(
                 field='start_date',
                 reason=f'{values["start_date"]} is in the past; use "now" '
@@ -589,6 +590,14 @@ class Leases:
             self.nova.delete_servers(
                 server_ids, timeout=self.timeouts.server_delete,
                 interval=self.timeouts.server_poll, progress=progress)
+
+
+def starts_too_early(start: datetime.datetime,
+                     now: datetime.datetime) -> bool:
+    """Whether ``start`` is past even the grace before the current
+    minute: Blazar turns "now" into the minute it was asked in and calls
+    its plugin later, seconds later on a busy manager."""
+    return start < now.replace(second=0, microsecond=0) - START_GRACE
 
 
 def mark_started(database: db_api.Database, lease_id: str) -> None:
