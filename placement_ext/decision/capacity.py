@@ -46,6 +46,7 @@ from placement_ext import exception
 RESOURCE_CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB')
 
 _START, _END = 1, 0  # ends sort first: back-to-back reservations reuse
+_ZERO = (0, 0, 0)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -118,6 +119,24 @@ class Host:
     memory_mb: Inventory
     disk_gb: Inventory
     usage: Resources = Resources()
+    # worked out once (a manager reuses the host for every lease create
+    # while its view holds): each inventory's capacity, the usage, and
+    # the unit rules (hosts of one hardware share them)
+    capacities: tuple[int, int, int] = dataclasses.field(
+        init=False, repr=False, compare=False)
+    used: tuple[int, int, int] = dataclasses.field(
+        init=False, repr=False, compare=False)
+    unit_rules: tuple = dataclasses.field(
+        init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        inventories = self.inventories()
+        object.__setattr__(self, 'capacities', tuple(
+            inventory.capacity for inventory in inventories))
+        object.__setattr__(self, 'used', self.usage.as_tuple())
+        object.__setattr__(self, 'unit_rules', tuple(
+            (inventory.total, inventory.min_unit, inventory.max_unit,
+             inventory.step_size) for inventory in inventories))
 
     def inventories(self) -> tuple[Inventory, Inventory, Inventory]:
         return (self.vcpus, self.memory_mb, self.disk_gb)
@@ -185,9 +204,20 @@ def host_capacities(hosts: Iterable[Host],
                                      reason='a host is listed twice')
     running, peak = _reserved_use(set(names), reservations, start, end,
                                   exclude_reservation_id)
-    zero = (0, 0, 0)
-    return [_fit(host, request.as_tuple(), running.get(host.name, zero),
-                 peak.get(host.name, zero)) for host in host_list]
+    asked = request.as_tuple()
+    refusals: dict[tuple, int | None] = {}   # unit rules -> refused at
+    out = []
+    for host in host_list:
+        rules = host.unit_rules
+        if rules not in refusals:
+            refusals[rules] = _refused(host, asked)
+        refused = refusals[rules]
+        if refused is not None:
+            out.append(HostCapacity(host.name, 0, RESOURCE_CLASSES[refused]))
+        else:
+            out.append(_fit(host, asked, running.get(host.name, _ZERO),
+                            peak.get(host.name, _ZERO)))
+    return out
 
 
 def slots_by_host(capacities: Iterable[HostCapacity]) -> dict[str, int]:
@@ -216,50 +246,71 @@ def _reserved_use(names: set[str], reservations: Iterable[ReservedSlots],
                   exclude: str | None) -> tuple[dict, dict]:
     """Per host: usage of reserved instances running now, and the peak
     use of reserved slots during [start, end)."""
-    running: dict[str, list[int]] = {}
-    events = []
+    running: dict[str, tuple[int, int, int]] = {}
+    spans: dict[str, list] = {}
     for res in reservations:
-        if res.host not in names:
+        host = res.host
+        if host not in names:
             continue
-        per_instance = res.per_instance.as_tuple()
+        vcpus, memory_mb, disk_gb = res.per_instance.as_tuple()
         if res.running:
-            used = running.setdefault(res.host, [0, 0, 0])
-            for i in range(3):
-                used[i] += res.running * per_instance[i]
+            n = res.running
+            used = running.get(host, (0, 0, 0))
+            running[host] = (used[0] + n * vcpus, used[1] + n * memory_mb,
+                             used[2] + n * disk_gb)
         if (res.reservation_id == exclude or res.slots <= 0
                 or not (res.start < end and start < res.end)):
             continue
-        held = tuple(res.slots * amount for amount in per_instance)
-        events.append((max(res.start, start), _START, res.host, held))
-        events.append((min(res.end, end), _END, res.host, held))
-    # One sort for every host; the sweep keeps a running sum per host.
-    events.sort(key=lambda event: (event[0], event[1]))
-    current: dict[str, list[int]] = {}
-    peak: dict[str, list[int]] = {}
-    for _when, kind, host, held in events:
-        now = current.setdefault(host, [0, 0, 0])
+        n = res.slots
+        spans.setdefault(host, []).append(
+            (max(res.start, start), min(res.end, end),
+             (n * vcpus, n * memory_mb, n * disk_gb)))
+    return running, {host: _peak(held) for host, held in spans.items()}
+
+
+def _peak(spans: list) -> tuple[int, int, int]:
+    """The peak of each resource over one host's reserved spans (from,
+    to, held), swept in time order."""
+    if len(spans) == 1:
+        return spans[0][2]
+    events = sorted([(begin, _START, held) for begin, _end, held in spans]
+                    + [(finish, _END, held) for _begin, finish, held in spans],
+                    key=lambda event: (event[0], event[1]))
+    now = [0, 0, 0]
+    top = [0, 0, 0]
+    for _when, kind, held in events:
         sign = 1 if kind == _START else -1
         for i in range(3):
             now[i] += sign * held[i]
-        if kind == _START:
-            top = peak.setdefault(host, [0, 0, 0])
-            for i in range(3):
-                top[i] = max(top[i], now[i])
-    return running, peak
+            if now[i] > top[i]:
+                top[i] = now[i]
+    return tuple(top)
 
 
-def _fit(host: Host, request: tuple[int, int, int], running: list[int],
-         peak: list[int]) -> HostCapacity:
-    best, limited_by = None, RESOURCE_CLASSES[0]
+def _refused(host: Host, request: tuple[int, int, int]) -> int | None:
+    """The first resource whose unit rules refuse one instance, if any."""
     for i, inventory in enumerate(host.inventories()):
+        if not inventory.accepts(request[i]):
+            return i
+    return None
+
+
+def _fit(host: Host, request: tuple[int, int, int],
+         running: tuple[int, int, int],
+         peak: tuple[int, int, int]) -> HostCapacity:
+    """Instances that fit on a host whose unit rules accept one."""
+    best, limited_by = None, 0
+    capacities, used = host.capacities, host.used
+    for i in (0, 1, 2):
         asked = request[i]
         if asked == 0:
             continue
-        if not inventory.accepts(asked):
-            return HostCapacity(host.name, 0, RESOURCE_CLASSES[i])
         # Non-reserved usage: Placement's usage minus reserved instances.
-        ordinary = max(0, host.usage.as_tuple()[i] - running[i])
-        fits = max(0, (inventory.capacity - ordinary - peak[i]) // asked)
+        ordinary = used[i] - running[i]
+        fits = (capacities[i] - (ordinary if ordinary > 0 else 0)
+                - peak[i]) // asked
+        if fits < 0:
+            fits = 0
         if best is None or fits < best:
-            best, limited_by = fits, RESOURCE_CLASSES[i]
-    return HostCapacity(host.name, best or 0, limited_by)
+            best, limited_by = fits, i
+    return HostCapacity(host.name, best or 0, RESOURCE_CLASSES[limited_by])

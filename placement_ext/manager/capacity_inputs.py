@@ -306,7 +306,15 @@ class Holdings:
     """Every live reservation's slots on the reservable hosts, kept by
     one manager between its lease creates while their fingerprint
     (:func:`~placement_ext.objects.lease.holdings_fingerprint`, one row)
-    holds; a lease create adds its own slots."""
+    holds; a lease create adds its own slots.
+
+    What is kept after a lease create may miss a lease committed on
+    other hosts between the create's decision and its fingerprint (lease
+    creates lock only the hosts they chose), so a decision is only
+    trusted once the chosen hosts' slots, read under their locks, match
+    (:meth:`placement_ext.manager.leases.Leases._check_slots`); a
+    mismatch makes the next read load them again (:meth:`forget`).
+    """
 
     def __init__(self, database: db_api.Database) -> None:
         self.database = database
@@ -332,6 +340,10 @@ class Holdings:
 
     def keep(self, written: tuple) -> None:
         self._kept = written
+
+    def forget(self) -> None:
+        """Load every holding again at the next :meth:`current`."""
+        self._kept = None
 
 
 def during(holdings: Iterable[lease_obj.Holding], start: datetime.datetime,

@@ -4,14 +4,18 @@ Blazar's ``virtual:instance`` plugin with the ``placement-api`` spec.
 
 Create (RPC): capacity comes from Placement's kept view of each host
 (:mod:`placement_ext.manager.capacity_inputs`); then, in ONE database
-transaction that locks those hosts, the slots of every live reservation
-are read, the decision layer computes each host's capacity over the
-lease period and picks the hosts, the hosts it chose are checked
-against Placement (a chosen host that changed there is read again and
-the decision made again), and the lease, its slots and events are
-written. Two leases
-created at the same time therefore run one after the other on the hosts
-they share and cannot take the same slot. Then the resource class
+transaction, the decision layer computes each host's capacity over the
+lease period from the slots of every live reservation (as this manager
+keeps them) and picks the hosts; the hosts it chose are locked and
+their slots read again, and the decision stands only if they are the
+ones it counted (else it is made again, after two such misses with
+every reservable host locked first, as a lease update does); the
+chosen hosts are checked against Placement (a chosen host that changed
+there is read again and the decision made again), and the lease, its
+slots and events are written. Two leases created at the same time
+therefore run one after the other on the hosts they share and cannot
+take the same slot, while leases on other hosts do not wait for each
+other. Then the resource class
 ``CUSTOM_RESERVATION_<ID>`` and the private flavor (extra spec
 ``resources:CUSTOM_RESERVATION_<ID>=1``, the owner's project in its access
 list) are created; if that fails the lease is removed again.
@@ -70,10 +74,19 @@ STARTED = (models.LEASE_ACTIVE, models.RESERVATION_ACTIVE)
 
 # Decisions redone when a chosen host changed in Placement meanwhile.
 VERIFY_ATTEMPTS = 3
+# Decisions made on the slots as kept, checked on the chosen hosts only,
+# before one is made with every reservable host locked first.
+OPTIMISTIC_ATTEMPTS = 2
 
 
 def _no_progress() -> None:
     pass
+
+
+class _Contended(Exception):
+    """The chosen hosts' slots, read under their locks, are not the ones
+    the decision counted (another lease took or freed some meanwhile),
+    or a chosen host is no longer reservable."""
 
 
 class _StaleViews(Exception):
@@ -168,7 +181,7 @@ class Leases:
         """
         pool_uuid = self.hosts.freepool_uuid()
         seen = self.views.kept(pool_uuid)
-        usages, listed, attempt = seen.usages, False, 0
+        usages, listed, attempt, contended = seen.usages, False, 0, 0
         while True:
             if seen.plan.unlisted:
                 self.hosts.forget_freepool_uuid()
@@ -184,9 +197,22 @@ class Leases:
                 # hosts on another node)
                 lease_id, written = self.database.retrying(
                     self._reserve, values, requests, candidates, usages,
-                    project_id, user_id, reservation_ids)
+                    project_id, user_id, reservation_ids,
+                    contended >= OPTIMISTIC_ATTEMPTS)
                 self.holdings.keep(written)
                 return lease_id
+            except _Contended:
+                contended += 1
+                if contended > OPTIMISTIC_ATTEMPTS + 1:
+                    # cannot happen with every host locked and the slots
+                    # read again under the locks; say so if it does
+                    raise exception.Conflict(
+                        reason=f'the chosen hosts\' slots changed during '
+                               f'{contended} decisions; try again'
+                    ) from None
+                LOG.debug('The chosen hosts changed in the database: '
+                          'deciding again (%d)', contended)
+                self.holdings.forget()
             except exception.NoCapacity:
                 if listed:
                     raise
@@ -207,13 +233,21 @@ class Leases:
     def _reserve(self, values: dict, requests: list[_Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
                  project_id: str, user_id: str,
-                 reservation_ids: list[str] | None) -> tuple[str, tuple]:
-        """The new lease's id, and the holdings to keep once committed."""
+                 reservation_ids: list[str] | None,
+                 lock_all: bool) -> tuple[str, tuple]:
+        """The new lease's id, and the holdings to keep once committed.
+
+        :param lock_all: lock every reservable host before reading the
+            slots (after contended attempts); else only the chosen hosts
+            are locked, after the decision, and their slots compared.
+        """
         start, end = values['start_date'], values['end_date']
         with self.database.writer():
-            # a host retired meanwhile is no longer offered
-            reservable = host_obj.lock_reservable(self.database)
-            hosts = [h for h in candidates if h.id in reservable]
+            hosts = candidates
+            if lock_all:
+                # a host retired meanwhile is no longer offered
+                reservable = host_obj.lock_reservable(self.database)
+                hosts = [h for h in candidates if h.id in reservable]
             every = self.holdings.current()
             held = inputs.during(every, start, end, usages)
             new = []
@@ -224,6 +258,7 @@ class Leases:
                     res = dataclasses.replace(res, id=reservation_ids[index])
                 new.append(res)
                 held += _holdings_of(res, start, end)
+            self._check_slots(new, every, lock_all)
             # the decision stands only if Placement still shows the
             # chosen hosts as their kept views did (the rollback frees
             # the locks before they are read again)
@@ -239,6 +274,26 @@ class Leases:
             return lease_id, self.holdings.written(
                 every, [h for res in new for h in _holdings_of(res, start,
                                                                 end)])
+
+    def _check_slots(self, new: list[lease_obj.NewReservation],
+                     every: list[lease_obj.Holding], locked: bool) -> None:
+        """Lock the chosen hosts (unless every reservable host is) and
+        raise :class:`_Contended` unless their slots in the database are
+        the ones the decision counted.
+
+        Always compared, also with every host locked: the slots this
+        manager keeps after a lease create may lack another lease
+        committed on other hosts meanwhile (see :class:`~placement_ext.
+        manager.capacity_inputs.Holdings`); only the chosen hosts'
+        slots, read under their locks, make the decision safe.
+        """
+        chosen = sorted({host_id for res in new for host_id in res.slots})
+        if not locked and len(host_obj.lock_reservable(
+                self.database, chosen)) != len(chosen):
+            raise _Contended()   # a chosen host was retired meanwhile
+        counted = {h for h in every if h.host_id in set(chosen)}
+        if set(lease_obj.holdings(self.database, chosen)) != counted:
+            raise _Contended()
 
     def _pick(self, index: int, req: _Request, hosts: list[host_obj.Host],
               usages: inputs.Usages, held: list[lease_obj.Holding],

@@ -8,6 +8,7 @@ exists). Deleting a host is refused while reservations hold slots on it.
 
 import dataclasses
 import datetime
+from collections.abc import Collection
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -142,16 +143,20 @@ def lock(database: db_api.Database, host_ids: list[int]) -> list[Host]:
 
 
 @db_api.retry_on_deadlock
-def lock_reservable(database: db_api.Database) -> set[int]:
-    """Lock every reservable host for the enclosing writer transaction
-    (see :func:`lock`) and return their ids: one narrow statement however
-    many hosts, in id order like :func:`placement_ext.db.api.lock_rows`.
+def lock_reservable(database: db_api.Database,
+                    host_ids: Collection[int] | None = None) -> set[int]:
+    """Lock every reservable host (or those of ``host_ids`` that are
+    reservable) for the enclosing writer transaction (see :func:`lock`)
+    and return their ids: one narrow statement however many hosts, in id
+    order like :func:`placement_ext.db.api.lock_rows`.
     """
     table = models.ComputeHost
+    stmt = sa.select(table.id).where(table.reservable == sa.true())
+    if host_ids is not None:
+        stmt = stmt.where(table.id.in_(sorted(set(host_ids))))
     with database.writer() as session:
         return set(session.scalars(
-            sa.select(table.id).where(table.reservable == sa.true())
-            .order_by(table.id).with_for_update()))
+            stmt.order_by(table.id).with_for_update()))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -381,30 +381,22 @@ def holdings_fingerprint(database: db_api.Database) -> tuple:
     change of a host row bumps the host's generation."""
     alloc, lease, host = (models.ComputeHostAllocation, models.Lease,
                           models.ComputeHost)
-
-    def summary(column: sa.ColumnElement, *more: sa.ColumnElement
-                ) -> list[sa.ScalarSelect]:
-        return [sa.select(sa.func.count(column)).scalar_subquery(),
-                sa.select(sa.func.coalesce(sa.func.sum(column), 0))
-                .scalar_subquery()] + [
-            sa.select(sa.func.coalesce(sa.func.max(other), 0))
-            .scalar_subquery() for other in more]
-
-    # where the slots are, in case a backend hands out a freed id again
-    # (SQLite; MySQL before 8 after a restart)
-    placed = [sa.select(sa.func.coalesce(sa.func.sum(column), 0))
-              .scalar_subquery()
-              for column in (alloc.compute_host_id,
-                             alloc.id * alloc.compute_host_id)]
-    stmt = sa.select(*summary(alloc.id, alloc.id), *placed,
-                     *summary(lease.generation),
-                     *[sa.select(fn).where(host.reservable == sa.true())
-                       .scalar_subquery()
-                       for fn in (sa.func.count(host.id),
-                                  sa.func.coalesce(
-                                      sa.func.sum(host.generation), 0),
-                                  sa.func.coalesce(sa.func.max(host.id),
-                                                   0))])
+    count, total, top = (sa.func.count, lambda c: sa.func.coalesce(
+        sa.func.sum(c), 0), lambda c: sa.func.coalesce(sa.func.max(c), 0))
+    # one scan of each table (scalar subqueries would scan once each)
+    slots = sa.select(
+        count(alloc.id), total(alloc.id), top(alloc.id),
+        # where the slots are, in case a backend hands out a freed id
+        # again (SQLite; MySQL before 8 after a restart)
+        total(alloc.compute_host_id),
+        total(alloc.id * alloc.compute_host_id)).subquery()
+    leases = sa.select(count(lease.generation),
+                       total(lease.generation)).subquery()
+    hosts = sa.select(count(host.id), total(host.generation),
+                      top(host.id)).where(
+        host.reservable == sa.true()).subquery()
+    stmt = sa.select(*slots.c, *leases.c, *hosts.c).select_from(
+        slots.join(leases, sa.true()).join(hosts, sa.true()))
     with database.reader() as session:
         return tuple(int(v) for v in session.execute(stmt).one())
 

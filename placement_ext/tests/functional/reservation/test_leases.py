@@ -160,6 +160,60 @@ class TestCreate(base.ReservationTestCase):
                                 name='c', amount=1)
         self.assertIn('needs 1 free slots; the 2 hosts have 0', exc.detail)
 
+    def test_kept_slots_missing_a_lease_never_overbook(self):
+        # what a manager keeps after its create may lack a lease another
+        # manager committed meanwhile on other hosts, with the
+        # fingerprint taken after it: only the chosen hosts' slots, read
+        # under their locks, decide
+        other = self.manager()
+        self.create_lease(name='a', amount=1, affinity=True)
+        self.create_lease(other, name='b', amount=4, affinity=True)
+        fingerprint = lease_obj.holdings_fingerprint(self.db)
+        self.res.leases.holdings.keep((fingerprint, [
+            held for held in lease_obj.holdings(self.db, None)
+            if held.reservation_id != self._reservation('b')]))
+        # as kept, 'b''s host is free for four more: it is not
+        self.assertRaises(exception.NoCapacity, self.create_lease,
+                          name='c', amount=4, affinity=True)
+        self.assertEqual(['a', 'b'], sorted(
+            lease.name for lease in lease_obj.list_leases(self.db)))
+
+    def test_a_create_locks_only_the_hosts_it_chose(self):
+        locked = []
+        real = host_obj.lock_reservable
+
+        def spy(database, host_ids=None):
+            locked.append(None if host_ids is None else sorted(host_ids))
+            return real(database, host_ids)
+
+        self.useFixture(fixtures.MockPatchObject(
+            host_obj, 'lock_reservable', spy))
+        lease = self.create_lease(name='a', amount=2, affinity=True)
+        (host_id, _name, _slots), = lease.reservations[0].allocations
+        self.assertEqual([[host_id]], locked)
+
+    def test_contended_decisions_end_with_every_host_locked(self):
+        calls = []
+        real = host_obj.lock_reservable
+        misses = iter([True, True])
+
+        def lock(database, host_ids=None):
+            calls.append(host_ids is None)
+            if host_ids is not None and next(misses, False):
+                return set()        # as if retired meanwhile
+            return real(database, host_ids)
+
+        self.useFixture(fixtures.MockPatchObject(
+            host_obj, 'lock_reservable', lock))
+        lease = self.create_lease(name='a', amount=2)
+        self.assertEqual([False, False, True], calls)
+        self.assertEqual(2, sum(lease.reservations[0].slots_by_host.values()))
+
+    def _reservation(self, name: str) -> str:
+        (lease,) = [lease for lease in lease_obj.list_leases(self.db)
+                    if lease.name == name]
+        return lease.reservations[0].id
+
     def test_a_retired_host_leaves_the_kept_holdings(self):
         self.create_lease(name='a', amount=4, affinity=True)
         host_obj.retire(self.db, host_obj.find(self.db, 'cn2'))
