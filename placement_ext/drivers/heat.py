@@ -20,11 +20,14 @@ from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
 
-# Waiting for a stack action we just started: it takes seconds, so the
-# first look is after WAIT_FIRST, then the gap doubles up to WAIT_MOST
-# (tacker-conductor's own fixed poll). Looks at 2, 6, 11, 16 ... s are
-# never more than a fixed 5 s poll's (0, 5, 10 ...) for any duration.
-WAIT_FIRST, WAIT_MOST = 2.0, 5.0
+# Waiting for a stack action we just started: one look every WAIT_EVERY
+# s (tacker-conductor's own interval) but none at once, as Tacker makes
+# (Heat has done nothing yet), so that with the one read before a retry
+# a retry makes no more requests than Tacker's for any duration (a
+# first look sooner, at 2 s then 6, 11, 16 ..., made one more for an
+# update of 17 s); after WAIT_LONG s (a large create) every
+# WAIT_LONG_EVERY s.
+WAIT_EVERY, WAIT_LONG, WAIT_LONG_EVERY = 5.0, 60.0, 10.0
 # Waiting for a failed stack's other resources to settle: they usually
 # have within a fraction of a second, and the retry waits on this.
 SETTLE_FIRST, SETTLE_MOST = 0.25, 2.0
@@ -48,6 +51,15 @@ class StackOutcome:
     def succeeded(self) -> bool:
         return self.status.endswith('_COMPLETE') and not \
             self.status.startswith('ROLLBACK')
+
+
+def wait_intervals() -> Iterator[float]:
+    """Sleeps between looks at a stack action (see :data:`WAIT_EVERY`)."""
+    waited = 0.0
+    while True:
+        interval = WAIT_EVERY if waited < WAIT_LONG else WAIT_LONG_EVERY
+        waited += interval
+        yield interval
 
 
 def backoff(first: float, most: float) -> Iterator[float]:
@@ -191,11 +203,10 @@ class HeatDriver:
         the update's result.
 
         The action was just started (or found in progress), so the first
-        look is after :data:`WAIT_FIRST` s, the next ones ever further
-        apart up to :data:`WAIT_MOST` s (:func:`backoff`).
+        look is after :data:`WAIT_EVERY` s (:func:`wait_intervals`).
         """
         end = self._clock() + deadline_s
-        intervals = backoff(WAIT_FIRST, WAIT_MOST)
+        intervals = wait_intervals()
         while True:
             self._sleep(max(0.0, min(next(intervals), end - self._clock())))
             stack = self._stack_or_gone(stack_id)

@@ -66,22 +66,23 @@ class TestWait(testtools.TestCase):
                                 's1', 'UPDATE', 10)
         self.assertIn('still UPDATE_IN_PROGRESS after 10 s', err.detail)
 
-    def test_backs_off_from_a_short_first_look_to_taskers_interval(self):
+    def test_looks_at_taskers_interval_then_less_often(self):
         self.get.side_effect = [FakeStack('UPDATE_IN_PROGRESS', updated='t')
-                                ] * 4 + [FakeStack('UPDATE_COMPLETE',
-                                                   updated='t')]
+                                ] * 13 + [FakeStack('UPDATE_COMPLETE',
+                                                    updated='t')]
         sleeps = []
         self.driver._sleep = lambda s: (sleeps.append(s), self._sleep(s))
-        self.driver.wait('s1', 'UPDATE', 60)
-        # never more looks than a fixed 5 s poll (0, 5, 10, ...) makes
-        self.assertEqual([2.0, 4.0, 5.0, 5.0, 5.0], sleeps)
+        self.driver.wait('s1', 'UPDATE', 600)
+        # no look at once: one fewer than Tacker's fixed 5 s poll (0, 5,
+        # 10, ...) for any duration; every 10 s after a minute
+        self.assertEqual([5.0] * 12 + [10.0, 10.0], sleeps)
 
     def test_the_last_look_is_at_the_deadline(self):
         self.get.return_value = FakeStack('UPDATE_IN_PROGRESS', updated='t')
         self.assertRaises(exception.ServiceError, self.driver.wait,
                           's1', 'UPDATE', 7)
         self.assertEqual(7.0, self.now)
-        self.assertEqual(3, self.get.call_count)     # at 2, 6 and 7 s
+        self.assertEqual(2, self.get.call_count)     # at 5 and 7 s
 
     def test_looks_by_name_and_id_without_outputs(self):
         self.get.side_effect = [FakeStack('UPDATE_IN_PROGRESS', updated='t'),
