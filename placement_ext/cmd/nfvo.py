@@ -21,6 +21,7 @@ from placement_ext.api import nfvo as nfvo_api
 from placement_ext.conductor import grant_inputs
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
+from placement_ext.decision import cloud_zones
 from placement_ext.decision import grant_evaluator
 from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
@@ -51,17 +52,25 @@ class GrantDecider:
                  href: str) -> dict:
         flavours = grant_inputs.flavour_amounts(
             self.vdu_sizes(request.vnfd_id), self._reader.nova_flavors())
-        existing = sorted({ref.resource_id
-                           for constraint in request.constraints()
-                           for ref in constraint.resource
-                           if ref.id_type == enums.RES_MGMT})
-        cloud = self._reader.cloud(flavours, existing)
+        existing = _existing(request)
+        cloud = self._reader.cloud(flavours, existing, hosts_of=_existing(
+            request, cloud_zones.HOST_SCOPES))
         decision = grant_evaluator.evaluate(request, cloud, grant_id, href)
         for reason in decision.reasons:
             LOG.info('Grant %s: %s', grant_id, reason)
         if not decision.granted:
             raise exception.GrantRefused(reason=decision.refusal)
         return decision.grant.to_dict()
+
+
+def _existing(request: grant_request.GrantRequest,
+              scopes: tuple[str, ...] | None = None) -> list[str]:
+    """The allocated resources the request's constraints (of these
+    scopes; None: of any) name."""
+    return sorted({ref.resource_id for constraint in request.constraints()
+                   if scopes is None or constraint.scope in scopes
+                   for ref in constraint.resource
+                   if ref.id_type == enums.RES_MGMT})
 
 
 def build_app(conf: cfg.ConfigOpts,

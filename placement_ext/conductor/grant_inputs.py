@@ -45,9 +45,13 @@ class CloudReader:
 
     def cloud(self, flavours: Mapping[str, Mapping[str, int]],
               existing_ids: Iterable[str] = (),
-              vim_connection_id: str | None = None) -> cloud_zones.Cloud:
+              vim_connection_id: str | None = None,
+              hosts_of: Iterable[str] = ()) -> cloud_zones.Cloud:
         """Every compute zone with the hosts that can take the smallest
-        of ``flavours``, and where the servers ``existing_ids`` are.
+        of ``flavours``, and where the servers ``existing_ids`` are: their
+        zone, and for those of ``hosts_of`` (members of a host-scope
+        constraint) their compute node, named as the zones' hosts are
+        (its resource provider, the compute node's uuid).
 
         :raises ServiceUnavailable: the account cannot list the zones'
             aggregates (admin only), so no capacity can be read.
@@ -69,11 +73,16 @@ class CloudReader:
             if zone in aggregates)
         return cloud_zones.Cloud(
             zones=zones, flavours=dict(flavours),
-            existing={rid: self._location(rid) for rid in existing_ids},
+            existing={rid: self._location(rid, rid in set(hosts_of))
+                      for rid in existing_ids},
             vim_connection_id=vim_connection_id)
 
-    def _location(self, server_id: str) -> cloud_zones.Location:
-        host = self._nova.server_host(server_id)
+    def _location(self, server_id: str,
+                  with_host: bool) -> cloud_zones.Location:
+        host, node = self._nova.server_node(server_id)
         if host is None:
             raise exception.NotFound(kind='server host', id=server_id)
-        return cloud_zones.Location(self._nova.compute_zone(host))
+        zone = self._nova.compute_zone(host)
+        if not with_host or node is None:
+            return cloud_zones.Location(zone)
+        return cloud_zones.Location(zone, self._nova.hypervisor(node).id)

@@ -151,9 +151,15 @@ class NovaDriver:
 
     def server_host(self, server_id: str) -> str | None:
         """The compute host of a server (admin only), or None."""
+        return self.server_node(server_id)[0]
+
+    def server_node(self, server_id: str) -> tuple[str | None, str | None]:
+        """The compute service host and the hypervisor hostname (the
+        compute node's name) of a server (admin only), or Nones."""
         server = self._call('show server', self._client.servers.get,
                             server_id)
-        return getattr(server, 'OS-EXT-SRV-ATTR:host', None)
+        return (getattr(server, 'OS-EXT-SRV-ATTR:host', None),
+                getattr(server, 'OS-EXT-SRV-ATTR:hypervisor_hostname', None))
 
     def worker_servers(self, *, ids: Iterable[str] = (),
                        name_prefix: str | None = None
