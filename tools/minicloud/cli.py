@@ -16,8 +16,11 @@
                                  three controllers' worth on the running
                                  cloud: Galera x3 behind HAProxy,
                                  RabbitMQ x3, our manager and conductor x2
-    minicloud prepare            install what "up" and every addon need
-                                 (Debian packages, venvs), start nothing
+    minicloud prepare [--only cloud|addons]
+                                 install what "up" and every addon need
+                                 (Debian packages, venvs), start nothing;
+                                 --only: the cloud's (Debian packages,
+                                 its venv) or the addons' venvs alone
     minicloud run [--up] -- CMD  run CMD; afterwards take the cloud down
                                  again if it was not up before (--up:
                                  bring it up first, unless
@@ -91,12 +94,14 @@ def _restart(args: argparse.Namespace) -> int:
     return restart.restart(running, args.service)
 
 
-def _prepare() -> int:
+def _prepare(only: str | None) -> int:
     s = mc_settings.from_environ()
-    install.ensure_debian_packages()
-    install.ensure_venv(pathlib.Path(s.venv))
-    for name in addons.names():
-        addons.install(s, name)
+    if only != 'addons':
+        install.ensure_debian_packages()
+        install.ensure_venv(pathlib.Path(s.venv))
+    if only != 'cloud':
+        for name in addons.names():
+            addons.install(s, name)
     return 0
 
 
@@ -182,7 +187,11 @@ def _parser() -> argparse.ArgumentParser:
                           help="restart heat-engine with this "
                                "action_retry_limit")
     heat.add_argument('limit', type=int)
-    sub.add_parser('prepare', help='install the venvs and packages only')
+    prep = sub.add_parser('prepare',
+                          help='install the venvs and packages only')
+    prep.add_argument('--only', choices=('cloud', 'addons'),
+                      help="the cloud's Debian packages and venv, or the "
+                           "addons' venvs (they need the cloud's first)")
     addon = sub.add_parser('addon', help='optional services on the cloud')
     addon.add_argument('action', choices=('up', 'down', 'status', 'restart',
                                            'venvs'))
@@ -223,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == 'ha':
             return _ha(args)
         if args.cmd == 'prepare':
-            return _prepare()
+            return _prepare(args.only)
         return _run(args)
     except mc_settings.SettingsError as exc:
         print(f'minicloud: {exc}', file=sys.stderr)

@@ -1,6 +1,6 @@
 """Leases on a three-node Galera cluster: two managers writing to two
 nodes at once, and a node killed in the middle (the fast core of the HA
-fault suite; ``tox -e functional-ha`` runs the rest).
+fault suite; ``tox -e functional-slow`` runs the rest).
 
 On Galera, ``SELECT ... FOR UPDATE`` locks rows on its own node only: two
 managers on two nodes both read the same free slots, and one of them
