@@ -17,6 +17,10 @@ class TestTakeOverMySQL(test_convergence.TestTakeOver):
     BACKEND = 'mysql'
 
 
+class TestCreatePostgreSQL(test_leases.TestCreate):
+    BACKEND = 'postgresql'
+
+
 class TestStartEndPostgreSQL(test_leases.TestStartEnd):
     BACKEND = 'postgresql'
 

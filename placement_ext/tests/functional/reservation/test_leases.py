@@ -192,6 +192,24 @@ class TestCreate(base.ReservationTestCase):
         (host_id, _name, _slots), = lease.reservations[0].allocations
         self.assertEqual([[host_id]], locked)
 
+    def test_the_slots_a_create_keeps_match_the_database(self):
+        # what one create keeps (its own new slots included) is what the
+        # next create reads under the locks: no decision is made twice
+        locked = []
+        real = host_obj.lock_reservable
+
+        def spy(database, host_ids=None):
+            locked.append(None if host_ids is None else sorted(host_ids))
+            return real(database, host_ids)
+
+        self.useFixture(fixtures.MockPatchObject(
+            host_obj, 'lock_reservable', spy))
+        for name in ('a', 'b', 'c'):
+            self.create_lease(name=name, amount=1, affinity=True,
+                              start_in={'hours': 1})
+        self.assertEqual(3, len(locked), locked)
+        self.assertNotIn(None, locked)
+
     def test_contended_decisions_end_with_every_host_locked(self):
         calls = []
         real = host_obj.lock_reservable
