@@ -175,6 +175,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument('--repeat', type=int, default=5)
     args = parser.parse_args()
+    load_began = report.load_now()
     with tempfile.NamedTemporaryFile('w', suffix='.yaml') as costs:
         yaml.safe_dump({'cloud_types': {'OpenStack': 40, 'VMware VIO': 55,
                                         'Azure': 120},
@@ -186,7 +187,7 @@ def main() -> int:
                 for n in (100, 1_000, 10_000)]
     data = {'machine': platform.processor() or platform.machine(),
             'python': platform.python_version(), 'regions': REGIONS,
-            'rows': rows}
+            'rows': rows, 'load': [load_began, report.load_now()]}
     with open(os.path.join(RESULTS, 'homing.json'), 'w') as out:
         json.dump(data, out, indent=2)
     table = '\n'.join(

@@ -80,6 +80,8 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+import report as report_page  # benchmarks/report.py, a sibling
+
 from placement_ext.conf import v2_vnfm
 from placement_ext.decision import heat_failure
 from placement_ext.decision import retry_policy
@@ -671,7 +673,8 @@ def write_rst(document: Mapping, path: str) -> None:
                 (zones, f'{round(100 * FILLS[-1])}%', name)]['attempts_mean']
     text = DashFormatter().format(RST, per_cell=document['per_cell'],
                                   seconds=document['run_seconds'], **values)
-    lines = [_reflow(text)]
+    lines = [_reflow(text + ' ' + report_page.load_sentence(
+        *document.get('load', (None, None))))]
     lines += rst_table([row[2:] for row in strategy_rows(
         document['overall'])])
     lines += ['Per cell: the same scenarios for every strategy; mean '
@@ -813,9 +816,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     limits = retry_policy.RetryLimits(args.max_reselections, args.deadline)
     began = time.perf_counter()
+    load_began = report_page.load_now()
     runs = [run for zones in ZONE_COUNTS for fill in FILLS
             for run in run_cell(zones, fill, args.per_cell, limits)]
     document = build_document(runs, args, time.perf_counter() - began)
+    document['load'] = [load_began, report_page.load_now()]
     print_rows(strategy_rows(document['cells'] + document['overall']))
     print_rows(cell_rows(document['cells']))
     print(f'total {document["run_seconds"]} s')

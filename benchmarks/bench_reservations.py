@@ -26,6 +26,8 @@ import sys
 import time
 import tracemalloc
 
+import report as report_page  # benchmarks/report.py, a sibling
+
 from placement_ext.decision import capacity
 from placement_ext.decision import host_pickup
 
@@ -149,7 +151,7 @@ def measure(host_count, reservation_count, runs):
     return row
 
 
-def write_rst(rows, path, runs):
+def write_rst(rows, path, runs, load):
     names = list(rows[0]['timings'])
     header = ['hosts', 'reservations'] + names
     lines = [
@@ -169,7 +171,7 @@ def write_rst(rows, path, runs):
     lines += ['', 'Only the decision is timed (inputs already in memory). '
               'Upstream Blazar 18.0.0 took 3.5 s to 66.9 s for the same '
               'sizes, but that includes its one SQL query per host and per '
-              'reservation.', '']
+              'reservation. ' + report_page.load_sentence(*load), '']
     with open(path, 'w') as out:
         out.write('\n'.join(lines))
 
@@ -193,6 +195,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     sizes = SIZES[:2] if args.quick else SIZES
     began = time.perf_counter()
+    load_began = report_page.load_now()
     rows = [measure(hosts, reservations, args.runs)
             for hosts, reservations in sizes]
     print_table(rows)
@@ -211,11 +214,13 @@ def main(argv=None):
         'python': sys.version.split()[0],
         'machine': '%s, %d CPUs' % (platform.machine(), os.cpu_count()),
         'results': rows,
+        'load': [load_began, report_page.load_now()],
     }
     with open(os.path.join(RESULTS, 'reservations.json'), 'w') as out:
         json.dump(document, out, indent=2)
         out.write('\n')
-    write_rst(rows, os.path.join(RESULTS, 'reservations.rst'), args.runs)
+    write_rst(rows, os.path.join(RESULTS, 'reservations.rst'), args.runs,
+              document['load'])
     return 0
 
 
