@@ -259,7 +259,9 @@ def page(document: Mapping) -> tuple[str, list[str], tuple[str, ...]]:
     fmt = bench_reselection.DashFormatter().format
     paragraphs = [
         f"Measured by ``benchmarks/bench_reselection_cloud.py`` on "
-        f"{d['date']} ({d['run_seconds']:.0f} s) on the embedded cloud "
+        f"{d['date']} ({d['run_seconds']:.0f} s; "
+        f"{report.load_sentence(*d.get('load', (None, None)))}) on the "
+        f"embedded cloud "
         f"(``tools/minicloud``: Keystone, Nova with fake hypervisors, "
         f"Placement, Heat; {cloud['topology']}; Heat "
         f"``action_retry_limit={cloud['heat_action_retry_limit']}``, as "
@@ -473,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     cloud = cloud_facts()
     began = time.perf_counter()
+    load_began = report.load_now()
     runs = []
     print(f'cloud: {cloud["topology"]}, Heat action_retry_limit '
           f'{cloud["heat_action_retry_limit"]}; waiting for the tests lock',
@@ -497,6 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           flush=True)
     document = build_document(runs, cloud, args.repeat,
                               time.perf_counter() - began)
+    document['load'] = [load_began, report.load_now()]
     bench_reselection.print_rows(bench_reselection.table_rows(
         document['summaries'] + document['overall'],
         ('scenario', 'strategy'), COLUMNS))
