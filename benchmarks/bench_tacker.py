@@ -250,6 +250,7 @@ def main() -> int:
     if args.az_retry:
         return main_az_retry(args)
     records = []
+    load_began = report.load_now()
     with tacker_on_cloud() as addon_status:
         cloud = addon_status['cloud']
         cloud.admin.set_compute_quotas('admin', instances=-1, cores=-1,
@@ -272,7 +273,8 @@ def main() -> int:
                     rec.update(mode=mode, run=run)
                     print(json.dumps(rec), flush=True)
                     records.append(rec)
-    write(args.out, records, args.repeat)
+    write(args.out, records, args.repeat,
+          [load_began, report.load_now()])
     return 0
 
 
@@ -284,10 +286,11 @@ def _load(out: str) -> dict:
         return {}
 
 
-def write(out: str, records: list[dict], repeat: int) -> None:
+def write(out: str, records: list[dict], repeat: int,
+          load: list[float]) -> None:
     data = _load(out)
     data.update(date=datetime.date.today().isoformat(), repeat=repeat,
-                records=records)
+                records=records, load=load)
     _write(out, data)
 
 
@@ -324,7 +327,8 @@ def _write(out: str, data: dict) -> None:
             'zone_reselection = false); ours: our reselection in the same '
             'conductor; ours+nfvo: Tacker asks placement-ext-nfvo for its '
             'Grants ([v2_nfvo] use_external_nfvo), which places each VNFC '
-            'where Placement says it fits.']
+            'where Placement says it fits. '
+            + report.load_sentence(*data.get('load', (None, None)))]
     if data.get('az_retry'):
         section, section_tables = az_retry_paragraphs(data['az_retry'])
         paragraphs += section
@@ -367,7 +371,7 @@ def az_retry_paragraphs(az: dict) -> tuple[list[str], list[str]]:
     return [
         heading,
         f'benchmarks/bench_tacker.py --az-retry --pairs {az["pairs"]} '
-        f'({az["date"]}, {az["cores"]} cores shared with other engineers: '
+        f'({az["date"]}, {az["cores"]} cores: '
         'load1 is the 1-minute load average before each run). Tacker\'s '
         'AzRetryTest.test_update_stack_retry, unchanged, on the addon\'s '
         'az-retry environment (PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY=1: '
