@@ -179,15 +179,7 @@ class TestCreate(base.ReservationTestCase):
             lease.name for lease in lease_obj.list_leases(self.db)))
 
     def test_a_create_locks_only_the_hosts_it_chose(self):
-        locked = []
-        real = host_obj.lock_reservable
-
-        def spy(database, host_ids=None):
-            locked.append(None if host_ids is None else sorted(host_ids))
-            return real(database, host_ids)
-
-        self.useFixture(fixtures.MockPatchObject(
-            host_obj, 'lock_reservable', spy))
+        locked = self._spy_locks()
         lease = self.create_lease(name='a', amount=2, affinity=True)
         (host_id, _name, _slots), = lease.reservations[0].allocations
         self.assertEqual([[host_id]], locked)
@@ -195,15 +187,7 @@ class TestCreate(base.ReservationTestCase):
     def test_the_slots_a_create_keeps_match_the_database(self):
         # what one create keeps (its own new slots included) is what the
         # next create reads under the locks: no decision is made twice
-        locked = []
-        real = host_obj.lock_reservable
-
-        def spy(database, host_ids=None):
-            locked.append(None if host_ids is None else sorted(host_ids))
-            return real(database, host_ids)
-
-        self.useFixture(fixtures.MockPatchObject(
-            host_obj, 'lock_reservable', spy))
+        locked = self._spy_locks()
         for name in ('a', 'b', 'c'):
             self.create_lease(name=name, amount=1, affinity=True,
                               start_in={'hours': 1})
@@ -211,21 +195,29 @@ class TestCreate(base.ReservationTestCase):
         self.assertNotIn(None, locked)
 
     def test_contended_decisions_end_with_every_host_locked(self):
-        calls = []
-        real = host_obj.lock_reservable
-        misses = iter([True, True])
+        # the first two decisions find a chosen host retired meanwhile
+        locked = self._spy_locks(misses=2)
+        lease = self.create_lease(name='a', amount=2)
+        self.assertEqual(3, len(locked), locked)
+        self.assertEqual(None, locked[-1])
+        self.assertEqual(2, sum(lease.reservations[0].slots_by_host.values()))
 
-        def lock(database, host_ids=None):
-            calls.append(host_ids is None)
-            if host_ids is not None and next(misses, False):
-                return set()        # as if retired meanwhile
+    def _spy_locks(self, misses: int = 0) -> list:
+        """The host ids each lock_reservable call asked for (None: every
+        reservable host); the first ``misses`` calls for chosen hosts
+        lock none, as if they were retired meanwhile."""
+        locked = []
+        real = host_obj.lock_reservable
+
+        def spy(database, host_ids=None):
+            locked.append(None if host_ids is None else sorted(host_ids))
+            if host_ids is not None and len(locked) <= misses:
+                return set()
             return real(database, host_ids)
 
         self.useFixture(fixtures.MockPatchObject(
-            host_obj, 'lock_reservable', lock))
-        lease = self.create_lease(name='a', amount=2)
-        self.assertEqual([False, False, True], calls)
-        self.assertEqual(2, sum(lease.reservations[0].slots_by_host.values()))
+            host_obj, 'lock_reservable', spy))
+        return locked
 
     def _reservation(self, name: str) -> str:
         (lease,) = [lease for lease in lease_obj.list_leases(self.db)
