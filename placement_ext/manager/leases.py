@@ -291,7 +291,8 @@ class Leases:
         if not locked and len(host_obj.lock_reservable(
                 self.database, chosen)) != len(chosen):
             raise _Contended()   # a chosen host was retired meanwhile
-        counted = {h for h in every if h.host_id in set(chosen)}
+        on_chosen = set(chosen)
+        counted = {h for h in every if h.host_id in on_chosen}
         if set(lease_obj.holdings(self.database, chosen)) != counted:
             raise _Contended()
 
