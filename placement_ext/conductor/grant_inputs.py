@@ -56,6 +56,7 @@ class CloudReader:
         :raises ServiceUnavailable: the account cannot list the zones'
             aggregates (admin only), so no capacity can be read.
         """
+        with_host = set(hosts_of)
         aggregates = self._nova.zone_aggregates()
         if not aggregates:
             raise exception.ServiceUnavailable(
@@ -73,7 +74,7 @@ class CloudReader:
             if zone in aggregates)
         return cloud_zones.Cloud(
             zones=zones, flavours=dict(flavours),
-            existing={rid: self._location(rid, rid in set(hosts_of))
+            existing={rid: self._location(rid, rid in with_host)
                       for rid in existing_ids},
             vim_connection_id=vim_connection_id)
 
