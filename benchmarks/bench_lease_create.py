@@ -59,6 +59,7 @@ from placement_ext.tests import backends
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
+from placement_ext.vocabulary import states
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, 'results')
@@ -165,11 +166,11 @@ def load_ours(db: object, data: dict, uuids: dict) -> None:
         end = datetime.datetime.fromisoformat(end)
         leases.append(dict(id=lease_id, name=f'old-{i}', user_id='u',
                            project_id=PROJECT, start_date=start,
-                           end_date=end, status=models.LEASE_PENDING,
+                           end_date=end, status=states.LEASE_PENDING,
                            generation=0, created_at=now))
         res.append(dict(id=res_id, lease_id=lease_id, resource_id=None,
-                        resource_type=models.RESOURCE_TYPE_INSTANCE,
-                        status=models.RESERVATION_PENDING, created_at=now))
+                        resource_type=states.RESOURCE_TYPE_INSTANCE,
+                        status=states.RESERVATION_PENDING, created_at=now))
         rc = 'CUSTOM_RESERVATION_' + res_id.upper().replace('-', '_')
         inst.append(dict(reservation_id=res_id, vcpus=vcpus,
                          memory_mb=memory, disk_gb=disk,
@@ -180,9 +181,9 @@ def load_ours(db: object, data: dict, uuids: dict) -> None:
                           created_at=now)
                      for h, n in slots.items() for _ in range(n))
         events.extend(dict(lease_id=lease_id, event_type=kind, time=when,
-                           status=models.EVENT_UNDONE, created_at=now)
-                      for kind, when in ((models.EVENT_START_LEASE, start),
-                                         (models.EVENT_END_LEASE, end)))
+                           status=states.EVENT_UNDONE, created_at=now)
+                      for kind, when in ((states.EVENT_START_LEASE, start),
+                                         (states.EVENT_END_LEASE, end)))
     with db.writer() as session:
         for model, rows in ((models.ComputeHost, hosts),
                             (models.Lease, leases), (models.Reservation, res),

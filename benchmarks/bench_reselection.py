@@ -88,8 +88,8 @@ from placement_ext.decision import retry_policy
 from placement_ext.decision import zone_constraints as zc
 from placement_ext.decision import zone_precheck as zp
 from placement_ext.decision import zone_reselection as zr
-from placement_ext.sol import enums
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import sol_enums
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        'results')
@@ -223,17 +223,17 @@ def _request(rng: random.Random) -> tuple[dict, tuple]:
         firsts.append(names[0])
         draw = rng.random()
         if len(names) > 1 and draw < 0.3:
-            constraints.append(_constraint(enums.AFFINITY, names))
+            constraints.append(_constraint(sol_enums.AFFINITY, names))
         elif len(names) > 1 and draw < 0.6:
-            constraints.append(_constraint(enums.ANTI_AFFINITY, names))
+            constraints.append(_constraint(sol_enums.ANTI_AFFINITY, names))
     if len(firsts) > 1 and rng.random() < 0.5:
-        constraints.append(_constraint(enums.ANTI_AFFINITY, firsts))
+        constraints.append(_constraint(sol_enums.ANTI_AFFINITY, firsts))
     return size, tuple(constraints)
 
 
 def _constraint(kind: str, names: Sequence[str]) -> pc.PlacementConstraint:
     return pc.PlacementConstraint(
-        affinity_or_anti_affinity=kind, scope=enums.ZONE,
+        affinity_or_anti_affinity=kind, scope=sol_enums.ZONE,
         resource=tuple(pc.ConstraintResourceRef.grant(n) for n in names),
         fallback_best_effort=True)
 

@@ -59,7 +59,6 @@ from placement_ext import context as pe_context
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import stack_request
-from placement_ext.db import models
 from placement_ext.decision import zone_constraints as zc
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import vnf_template
@@ -67,6 +66,7 @@ from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import (
     fixture as conductor_fixture,
 )
+from placement_ext.vocabulary import states
 
 RESULTS = bench_reselection.RESULTS
 PRECHECK = bench_reselection.PRECHECK
@@ -161,7 +161,7 @@ def outcome(op: op_obj.Operation) -> str:
     """The run record's ``outcome`` of a finished operation (``error``:
     a failure other than capacity, which ``summarize`` counts as a
     failed deployment too)."""
-    if op.state == models.STATE_COMPLETED:
+    if op.state == states.STATE_COMPLETED:
         return 'success'
     error = op.error or {}
     if error.get('code') == errors.ZONES_EXHAUSTED:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 # first: installs the warning filters before oslo.messaging is imported
-import placement_ext.cmd  # noqa: F401  # isort: skip
+import placement_ext.vocabulary.warning_filters  # noqa: F401  # isort: skip
 
 from demo import blazar_step
 from demo import k8s_step

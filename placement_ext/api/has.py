@@ -33,10 +33,10 @@ from oslo_utils import uuidutils
 
 from placement_ext import exception
 from placement_ext.api import wsgi
-from placement_ext.db import models
 from placement_ext.decision import has_plan
 from placement_ext.objects import plan as plan_obj
 from placement_ext.schemas import validate
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -140,18 +140,18 @@ class PlanApp(wsgi.Api):
             LOG.warning('Plan %s: its timeout of %s s passed', plan.id,
                         timeout)
             return plan_obj.finish(
-                self._database, plan.id, status=models.PLAN_ERROR,
+                self._database, plan.id, status=states.PLAN_ERROR,
                 message=f'timed out: the plan\'s timeout of {timeout} s '
                         f'passed before every region was read')
         except exception.PlacementExtError as exc:
             LOG.info('Plan %s: %s', plan.id, exc.detail)
             return plan_obj.finish(self._database, plan.id,
-                                   status=models.PLAN_ERROR,
+                                   status=states.PLAN_ERROR,
                                    message=exc.detail)
         except Exception as exc:
             LOG.exception('Plan %s failed', plan.id)
             return plan_obj.finish(
-                self._database, plan.id, status=models.PLAN_ERROR,
+                self._database, plan.id, status=states.PLAN_ERROR,
                 message=f'unexpected error: {type(exc).__name__}')
         return plan_obj.finish(
             self._database, plan.id, status=answer['status'],

@@ -9,8 +9,8 @@ from placement_ext import exception
 from placement_ext import rpc
 from placement_ext.cli import common
 from placement_ext.cli import documents
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
+from placement_ext.vocabulary import states
 
 POLL_SECONDS = 2.0
 LIST_COLUMNS = ('id', 'operation', 'vnf_instance_id', 'state',
@@ -73,7 +73,7 @@ class Start(common.ShowOne):
         ended, so scripts need not parse the output."""
         status = super().run(parsed_args)
         state = getattr(self, '_ended_state', None)
-        if status or state is None or state == models.STATE_COMPLETED:
+        if status or state is None or state == states.STATE_COMPLETED:
             return status
         if state in op_obj.RUNNABLE_STATES:
             self.app.stderr.write(

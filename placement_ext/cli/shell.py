@@ -6,7 +6,7 @@ Commands are entry points in the ``placement_ext.cli`` namespace
 """
 
 # first: installs the warning filters before anything imports oslo.messaging
-import placement_ext.cmd  # noqa: F401  # isort: skip
+import placement_ext.vocabulary.warning_filters  # noqa: F401  # isort: skip
 
 import logging
 import os

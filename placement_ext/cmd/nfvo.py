@@ -27,9 +27,9 @@ from placement_ext.drivers import keystone
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers import vnfpkgm
-from placement_ext.sol import enums
 from placement_ext.sol import grant_request
 from placement_ext.sol import vnf_package
+from placement_ext.vocabulary import sol_enums
 
 LOG = logging.getLogger(__name__)
 PROG = 'placement-ext-nfvo'
@@ -70,7 +70,7 @@ def _existing(request: grant_request.GrantRequest,
     return sorted({ref.resource_id for constraint in request.constraints()
                    if scopes is None or constraint.scope in scopes
                    for ref in constraint.resource
-                   if ref.id_type == enums.RES_MGMT})
+                   if ref.id_type == sol_enums.RES_MGMT})
 
 
 def build_app(conf: cfg.ConfigOpts,

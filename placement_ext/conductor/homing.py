@@ -9,13 +9,13 @@ from oslo_config import cfg
 
 from placement_ext import exception
 from placement_ext.conductor import homing_inputs
-from placement_ext.db import models
 from placement_ext.decision import has_plan
 from placement_ext.decision import homing
 from placement_ext.decision import intent_realization
 from placement_ext.schemas import files
 from placement_ext.schemas import homing as schema
 from placement_ext.schemas import validate
+from placement_ext.vocabulary import states
 
 COST_FILE_OPTION = '[homing] cost_file'
 REGIONS_FILE_OPTION = '[homing] regions_file'
@@ -60,7 +60,7 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
             conf, request.selection_request(candidates), clients, deadline)
         calls.update(used)
         if timed_out:
-            return {'status': models.PLAN_ERROR,
+            return {'status': states.PLAN_ERROR,
                     'message': f'timed out: the plan\'s timeout passed '
                                f'with {len(solved)} of {len(requests)} '
                                f'demand(s) solved',

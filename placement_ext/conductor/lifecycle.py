@@ -42,7 +42,7 @@ from placement_ext.decision import zone_reselection
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import protocols
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 _SIBLING_CANCELLED = re.compile(r'\b(?:CREATE|UPDATE) cancelled\b|'

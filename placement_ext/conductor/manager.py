@@ -36,8 +36,8 @@ from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers.placement import client as placement_client
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.schemas import operation as operation_schema
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 

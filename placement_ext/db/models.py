@@ -47,7 +47,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Mapped
 from sqlalchemy.orm import mapped_column
 
-from placement_ext.objects import states
+from placement_ext.vocabulary import states
 
 # Names for every constraint and index, so migrations (and SQLite batch
 # migrations in particular) can refer to them on every backend.
@@ -73,46 +73,6 @@ LongText = sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql', 'mariadb')
 
 UUID_LENGTH = 36
 NAME_LENGTH = 255
-
-# The state names live in ``objects/states.py``; these names stay for the
-# callers not yet moved to it.
-LEASE_PENDING = states.LEASE_PENDING
-LEASE_ACTIVE = states.LEASE_ACTIVE
-LEASE_TERMINATED = states.LEASE_TERMINATED
-LEASE_ERROR = states.LEASE_ERROR
-RESERVATION_PENDING = states.RESERVATION_PENDING
-RESERVATION_ACTIVE = states.RESERVATION_ACTIVE
-RESERVATION_DELETED = states.RESERVATION_DELETED
-RESERVATION_ERROR = states.RESERVATION_ERROR
-EVENT_START_LEASE = states.EVENT_START_LEASE
-EVENT_END_LEASE = states.EVENT_END_LEASE
-EVENT_TYPES = states.EVENT_TYPES
-EVENT_UNDONE = states.EVENT_UNDONE
-EVENT_IN_PROGRESS = states.EVENT_IN_PROGRESS
-EVENT_DONE = states.EVENT_DONE
-EVENT_ERROR = states.EVENT_ERROR
-EVENT_STATUSES = states.EVENT_STATUSES
-RESOURCE_TYPE_INSTANCE = states.RESOURCE_TYPE_INSTANCE
-OPERATION_INSTANTIATE = states.OPERATION_INSTANTIATE
-OPERATION_SCALE = states.OPERATION_SCALE
-OPERATION_HEAL = states.OPERATION_HEAL
-OPERATION_TYPES = states.OPERATION_TYPES
-STATE_STARTING = states.STATE_STARTING
-STATE_PROCESSING = states.STATE_PROCESSING
-STATE_COMPLETED = states.STATE_COMPLETED
-STATE_FAILED_TEMP = states.STATE_FAILED_TEMP
-STATE_FAILED = states.STATE_FAILED
-STATE_ROLLING_BACK = states.STATE_ROLLING_BACK
-STATE_ROLLED_BACK = states.STATE_ROLLED_BACK
-OPERATION_STATES = states.OPERATION_STATES
-OUTCOME_SUCCESS = states.OUTCOME_SUCCESS
-OUTCOME_INSUFFICIENT_CAPACITY = states.OUTCOME_INSUFFICIENT_CAPACITY
-OUTCOME_ERROR = states.OUTCOME_ERROR
-PLAN_SOLVING = states.PLAN_SOLVING
-PLAN_DONE = states.PLAN_DONE
-PLAN_NOT_FOUND = states.PLAN_NOT_FOUND
-PLAN_ERROR = states.PLAN_ERROR
-PLAN_STATUSES = states.PLAN_STATUSES
 
 
 def utcnow() -> datetime.datetime:
@@ -250,7 +210,7 @@ class Lease(GenerationMixin, TimestampMixin, Base):
     start_date: Mapped[datetime.datetime] = mapped_column(Timestamp)
     end_date: Mapped[datetime.datetime] = mapped_column(Timestamp)
     status: Mapped[str] = mapped_column(
-        sa.String(32), default=LEASE_PENDING)
+        sa.String(32), default=states.LEASE_PENDING)
 
     reservations: Mapped[list['Reservation']] = orm.relationship(
         back_populates='lease', lazy='raise', passive_deletes=True)
@@ -270,7 +230,7 @@ class Reservation(TimestampMixin, Base):
     resource_id: Mapped[str | None] = mapped_column(
         sa.String(UUID_LENGTH), index=True)
     status: Mapped[str] = mapped_column(
-        sa.String(32), default=RESERVATION_PENDING)
+        sa.String(32), default=states.RESERVATION_PENDING)
 
     lease: Mapped[Lease] = orm.relationship(
         back_populates='reservations', lazy='raise')
@@ -344,8 +304,10 @@ class Event(TimestampMixin, Base):
     __table_args__ = _table_args(
         sa.UniqueConstraint('lease_id', 'event_type'),
         sa.Index(None, 'status', 'time'),
-        sa.CheckConstraint(_in('event_type', EVENT_TYPES), name='event_type'),
-        sa.CheckConstraint(_in('status', EVENT_STATUSES), name='status'),
+        sa.CheckConstraint(_in('event_type', states.EVENT_TYPES),
+                           name='event_type'),
+        sa.CheckConstraint(_in('status', states.EVENT_STATUSES),
+                           name='status'),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -356,7 +318,7 @@ class Event(TimestampMixin, Base):
     event_type: Mapped[str] = mapped_column(sa.String(32))
     time: Mapped[datetime.datetime] = mapped_column(Timestamp)
     status: Mapped[str] = mapped_column(
-        sa.String(16), default=EVENT_UNDONE)
+        sa.String(16), default=states.EVENT_UNDONE)
 
     lease: Mapped[Lease] = orm.relationship(
         back_populates='events', lazy='raise')
@@ -373,9 +335,10 @@ class Operation(GenerationMixin, TimestampMixin, Base):
 
     __tablename__ = 'operations'
     __table_args__ = _table_args(
-        sa.CheckConstraint(_in('operation', OPERATION_TYPES),
+        sa.CheckConstraint(_in('operation', states.OPERATION_TYPES),
                            name='operation'),
-        sa.CheckConstraint(_in('state', OPERATION_STATES), name='state'),
+        sa.CheckConstraint(_in('state', states.OPERATION_STATES),
+                           name='state'),
     )
 
     id: Mapped[str] = _uuid_pk()
@@ -384,7 +347,7 @@ class Operation(GenerationMixin, TimestampMixin, Base):
     operation: Mapped[str] = mapped_column(sa.String(16))
     # Indexed for the start-up sweep of interrupted operations.
     state: Mapped[str] = mapped_column(
-        sa.String(16), default=STATE_STARTING, index=True)
+        sa.String(16), default=states.STATE_STARTING, index=True)
     state_entered_at: Mapped[datetime.datetime] = mapped_column(
         Timestamp, default=utcnow)
     params: Mapped[dict] = mapped_column(JSONType, default=dict)
@@ -463,13 +426,14 @@ class HomingPlan(TimestampMixin, Base):
 
     __tablename__ = 'homing_plans'
     __table_args__ = _table_args(
-        sa.CheckConstraint(_in('status', PLAN_STATUSES), name='status'),
+        sa.CheckConstraint(_in('status', states.PLAN_STATUSES),
+                           name='status'),
     )
 
     id: Mapped[str] = _uuid_pk()
     name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
     status: Mapped[str] = mapped_column(sa.String(16),
-                                        default=PLAN_SOLVING)
+                                        default=states.PLAN_SOLVING)
     template: Mapped[dict] = mapped_column(JSONType)
     # "limit" is an SQL keyword
     solution_limit: Mapped[int] = mapped_column(default=1)

@@ -12,10 +12,10 @@ from placement_ext import exception
 from placement_ext.decision import placement_search as search
 from placement_ext.schemas import grant_evaluation as zones_schema
 from placement_ext.schemas import validate as schema_validate
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
 # Scopes whose instances are hosts: they need an allocated resource's host.
-HOST_SCOPES = (enums.NFVI_NODE, enums.CIS_NODE)
+HOST_SCOPES = (sol_enums.NFVI_NODE, sol_enums.CIS_NODE)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -44,17 +44,17 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from placement_ext import exception
-from placement_ext.sol import enums
 from placement_ext.sol import grant_request
 from placement_ext.sol import placement_constraint as pc
 from placement_ext.sol import vnfd
+from placement_ext.vocabulary import sol_enums
 
 AFFINITY_RULE = 'tosca.policies.nfv.AffinityRule'
 ANTI_AFFINITY_RULE = 'tosca.policies.nfv.AntiAffinityRule'
 PLACEMENT_GROUP = 'tosca.groups.nfv.PlacementGroup'
-_RULES = {AFFINITY_RULE: enums.AFFINITY,
-          ANTI_AFFINITY_RULE: enums.ANTI_AFFINITY}
-_SCOPES = {'zone': enums.ZONE, 'nfvi_node': enums.NFVI_NODE}
+_RULES = {AFFINITY_RULE: sol_enums.AFFINITY,
+          ANTI_AFFINITY_RULE: sol_enums.ANTI_AFFINITY}
+_SCOPES = {'zone': sol_enums.ZONE, 'nfvi_node': sol_enums.NFVI_NODE}
 FALLBACK_PROPERTY = 'fallback_best_effort'
 
 

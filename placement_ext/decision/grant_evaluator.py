@@ -37,10 +37,10 @@ from collections.abc import Mapping
 from placement_ext import exception
 from placement_ext.decision import cloud_zones
 from placement_ext.decision import placement_search as search
-from placement_ext.sol import enums
 from placement_ext.sol import grant as grant_mod
 from placement_ext.sol import grant_request as gr
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import sol_enums
 
 # Search nodes for one evaluation (and again for explaining a refusal).
 DEFAULT_SEARCH_BUDGET = 50_000
@@ -179,7 +179,7 @@ def _rule(index: int, constraint: pc.PlacementConstraint, new_ids: set[str],
     members = []
     zones = {zone.zone_id: zone for zone in cloud.zones}
     for r_index, ref in enumerate(constraint.resource):
-        if ref.id_type == enums.GRANT:
+        if ref.id_type == sol_enums.GRANT:
             if ref.resource_id in new_ids:
                 members.append(ref.resource_id)
             continue  # not a new COMPUTE resource: not placed here
@@ -308,7 +308,7 @@ def _grant(request: gr.GrantRequest, cloud: cloud_zones.Cloud, grant_id: str,
 def _zone_groups(request: gr.GrantRequest, cloud: cloud_zones.Cloud,
                  zone_ids: Mapping[str, str]) -> tuple | None:
     """ZoneGroupInfo of the zones used, when ZONE_GROUP was asked for."""
-    if not any(c.scope == enums.ZONE_GROUP for c in request.constraints()):
+    if not any(c.scope == sol_enums.ZONE_GROUP for c in request.constraints()):
         return None
     groups: dict[str, list[str]] = {}
     for zone in cloud.zones:

@@ -35,9 +35,9 @@ from placement_ext import exception
 from placement_ext.decision import grant_constraints as gc
 from placement_ext.schemas import sol003
 from placement_ext.schemas import validate as schema_validate
-from placement_ext.sol import enums
 from placement_ext.sol import grant_request
 from placement_ext.sol import vnfd as vnfd_mod
+from placement_ext.vocabulary import sol_enums
 
 INSTANTIATE = 'INSTANTIATE'
 SCALE = 'SCALE'
@@ -83,7 +83,7 @@ class Vnfc:
     def removal(self) -> grant_request.ResourceDefinition:
         """Its removeResources entry: the VIM resource that goes."""
         return grant_request.ResourceDefinition(
-            id=self.resource_id, type=enums.COMPUTE,
+            id=self.resource_id, type=sol_enums.COMPUTE,
             resource_template_id=self.vdu_id,
             resource=grant_request.ResourceHandle(
                 resource_id=self.resource_id,
@@ -158,7 +158,7 @@ def build(vnfd: vnfd_mod.Vnfd, operation: str, vnf_instance_id: str, *,
                          existing)
         staying = list(existing)
     add_resources = tuple(grant_request.ResourceDefinition(
-        id=name, type=enums.COMPUTE, resource_template_id=vdu_id)
+        id=name, type=sol_enums.COMPUTE, resource_template_id=vdu_id)
         for vdu_id, name in new)
     result = gc.build(vnfd.policies, vnfd.groups,
                       gc.new_vnfcs_from(add_resources),

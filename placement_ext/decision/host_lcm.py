@@ -11,7 +11,7 @@ process holds its claim (heartbeat younger than the takeover timeout):
 * :func:`on_host_end`: Tacker's occurrence ended (rolled back, failed).
 """
 
-from placement_ext.objects import states
+from placement_ext.vocabulary import states
 
 RESUME = 'resume'        # FAILED_TEMP: runnable again, its failed zones kept
 ADOPT = 'adopt'          # runnable, its owner stopped: claim it and run it

@@ -20,7 +20,7 @@ import heapq
 from collections.abc import Mapping
 from collections.abc import Sequence
 
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
 _UNBOUNDED = 1 << 30
 
@@ -36,11 +36,11 @@ class Slot:
 
     def key(self, scope: str) -> object:
         """The instance of ``scope`` this slot belongs to."""
-        if scope == enums.ZONE:
+        if scope == sol_enums.ZONE:
             return self.zone
-        if scope == enums.ZONE_GROUP:
+        if scope == sol_enums.ZONE_GROUP:
             return self.zone_group or self.zone
-        if scope == enums.NFVI_POP:
+        if scope == sol_enums.NFVI_POP:
             return self.nfvi_pop
         return (self.zone, self.host)  # NFVI_NODE, CIS_NODE
 

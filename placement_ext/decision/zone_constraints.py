@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 
-from placement_ext.sol import enums
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import sol_enums
 
-AFFINITY_SCOPES = frozenset({enums.ZONE, enums.NFVI_NODE})
-ANTI_AFFINITY_SCOPES = frozenset({enums.ZONE})
+AFFINITY_SCOPES = frozenset({sol_enums.ZONE, sol_enums.NFVI_NODE})
+ANTI_AFFINITY_SCOPES = frozenset({sol_enums.ZONE})
 
 
 def binds_zone(constraint: pc.PlacementConstraint) -> bool:

@@ -26,10 +26,10 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext import polling
-from placement_ext.decision import host_names
 from placement_ext.decision import lease_servers
 from placement_ext.decision import node_labels
 from placement_ext.drivers import keystone
+from placement_ext.vocabulary import host_names
 
 LOG = logging.getLogger(__name__)
 

@@ -23,6 +23,7 @@ from placement_ext.db import models
 from placement_ext.manager import leases as leases_wf
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -95,8 +96,8 @@ class EventRunner:
             event task, and the lease shows ERROR).
         """
         event = next(e for e in lease.events
-                     if e.event_type == models.EVENT_END_LEASE)
-        if event.status == models.EVENT_DONE:
+                     if e.event_type == states.EVENT_END_LEASE)
+        if event.status == states.EVENT_DONE:
             return
         now = self.clock()
         claimed = event_obj.claim(self.database, event.id, now,
@@ -137,12 +138,12 @@ class EventRunner:
                 now: datetime.datetime, progress: _Progress) -> tuple:
         """Run the event; (result, lease status, reservation status,
         free the slots)."""
-        if event.event_type == models.EVENT_END_LEASE:
+        if event.event_type == states.EVENT_END_LEASE:
             self.leases.end(lease, progress)
-            return (DONE, models.LEASE_TERMINATED,
-                    models.RESERVATION_DELETED, True)
-        ended = any(e.event_type == models.EVENT_END_LEASE
-                    and e.status == models.EVENT_DONE for e in lease.events)
+            return (DONE, states.LEASE_TERMINATED,
+                    states.RESERVATION_DELETED, True)
+        ended = any(e.event_type == states.EVENT_END_LEASE
+                    and e.status == states.EVENT_DONE for e in lease.events)
         if ended or lease.end_date <= now:
             LOG.info('Lease %s is over before it started; not starting it',
                      lease.id)

@@ -15,11 +15,11 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.db import api as db_api
-from placement_ext.db import models
 from placement_ext.decision import lease_heal
 from placement_ext.manager import leases as leases_wf
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -82,4 +82,4 @@ def _held(res: lease_obj.Reservation, lease: lease_obj.Lease
     return lease_heal.Held(
         id=res.id, hosts=frozenset(res.slots_by_host),
         start=lease.start_date, end=lease.end_date,
-        started=res.status == models.RESERVATION_ACTIVE)
+        started=res.status == states.RESERVATION_ACTIVE)

@@ -48,7 +48,6 @@ from placement_ext.db import models
 from placement_ext.decision import capacity
 from placement_ext.decision import host_pickup
 from placement_ext.decision import lease_servers
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import capacity_inputs as inputs
@@ -56,6 +55,8 @@ from placement_ext.manager import hosts as hosts_wf
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.schemas import reservation as schema
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ GroupNova = Callable[[lease_obj.Lease], nova_driver.NovaDriver | None]
 START_GRACE = datetime.timedelta(minutes=1)
 # A started lease and its reservations: the event task sets these with
 # the start event's end, a host service (Blazar) when its own start ran.
-STARTED = (models.LEASE_ACTIVE, models.RESERVATION_ACTIVE)
+STARTED = (states.LEASE_ACTIVE, states.RESERVATION_ACTIVE)
 
 
 # Decisions redone when a chosen host changed in Placement meanwhile.
@@ -433,8 +434,8 @@ class Leases:
                               'ERROR for "lease delete" or "lease '
                               'reconcile"', lease.id)
                 lease_obj.set_status(self.database, lease.id,
-                                     models.LEASE_ERROR,
-                                     models.RESERVATION_ERROR)
+                                     states.LEASE_ERROR,
+                                     states.RESERVATION_ERROR)
             raise
 
     def provision(self, lease: lease_obj.Lease,

@@ -17,15 +17,15 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.db import api as db_api
-from placement_ext.db import models
 from placement_ext.decision import reservation_drift as drift
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import hosts as hosts_wf
 from placement_ext.manager import leases as leases_wf
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -199,12 +199,12 @@ def _host_record(host: host_obj.Host) -> drift.HostRecord:
 
 def _record(lease: lease_obj.Lease, res: lease_obj.Reservation,
             changed: bool) -> drift.ReservationRecord:
-    running = any(e.status == models.EVENT_IN_PROGRESS for e in lease.events)
-    if res.status == models.RESERVATION_DELETED:
+    running = any(e.status == states.EVENT_IN_PROGRESS for e in lease.events)
+    if res.status == states.RESERVATION_DELETED:
         state = drift.ENDED
-    elif changed or running or res.status == models.RESERVATION_ERROR:
+    elif changed or running or res.status == states.RESERVATION_ERROR:
         state = drift.BUSY
-    elif res.status == models.RESERVATION_ACTIVE:
+    elif res.status == states.RESERVATION_ACTIVE:
         state = drift.ACTIVE
     else:
         state = drift.PENDING

@@ -18,6 +18,7 @@ from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import states
 
 
 def due_events(database: db_api.Database, now: datetime.datetime,
@@ -28,8 +29,8 @@ def due_events(database: db_api.Database, now: datetime.datetime,
     """
     ev = models.Event
     stmt = sa.select(ev).where(sa.or_(
-        sa.and_(ev.status == models.EVENT_UNDONE, ev.time <= now),
-        sa.and_(ev.status == models.EVENT_IN_PROGRESS,
+        sa.and_(ev.status == states.EVENT_UNDONE, ev.time <= now),
+        sa.and_(ev.status == states.EVENT_IN_PROGRESS,
                 sa.or_(ev.updated_at.is_(None),
                        ev.updated_at < stale_before))))
     with database.reader() as session:
@@ -65,7 +66,7 @@ def claim(database: db_api.Database, event_id: int,
         if any(e.id != event_id and _running(e, stale_before)
                for e in siblings):
             return None
-        mine.status = models.EVENT_IN_PROGRESS
+        mine.status = states.EVENT_IN_PROGRESS
         mine.updated_at = now
         session.execute(
             sa.update(models.Lease).where(models.Lease.id == row.lease_id)
@@ -76,14 +77,14 @@ def claim(database: db_api.Database, event_id: int,
 
 def _runnable(event: models.Event, now: datetime.datetime,
               stale_before: datetime.datetime) -> bool:
-    if event.status == models.EVENT_UNDONE:
+    if event.status == states.EVENT_UNDONE:
         return event.time <= now
-    return event.status == models.EVENT_IN_PROGRESS and not _running(
+    return event.status == states.EVENT_IN_PROGRESS and not _running(
         event, stale_before)
 
 
 def _running(event: models.Event, stale_before: datetime.datetime) -> bool:
-    return (event.status == models.EVENT_IN_PROGRESS
+    return (event.status == states.EVENT_IN_PROGRESS
             and event.updated_at is not None
             and event.updated_at >= stale_before)
 
@@ -101,7 +102,7 @@ def touch(database: db_api.Database, event: lease_obj.Event,
         result = session.execute(
             sa.update(models.Event)
             .where(models.Event.id == event.id,
-                   models.Event.status == models.EVENT_IN_PROGRESS,
+                   models.Event.status == states.EVENT_IN_PROGRESS,
                    models.Event.updated_at == event.updated_at)
             .values(updated_at=now))
         if result.rowcount != 1:
@@ -115,7 +116,7 @@ def finish(database: db_api.Database, event: lease_obj.Event, *,
            free_slots: bool = False) -> None:
     """Mark the event DONE and set the lease's status, atomically."""
     with database.writer() as session:
-        _end_event(session, event, models.EVENT_DONE)
+        _end_event(session, event, states.EVENT_DONE)
         lease_obj.set_status_in(session, event.lease_id, lease_status,
                     reservation_status)
         if free_slots:
@@ -127,9 +128,9 @@ def release(database: db_api.Database, event: lease_obj.Event) -> None:
     """Give a failed event back (UNDONE, retried by the next run) and
     show the failure on the lease (ERROR)."""
     with database.writer() as session:
-        _end_event(session, event, models.EVENT_UNDONE)
-        lease_obj.set_status_in(session, event.lease_id, models.LEASE_ERROR,
-                    models.RESERVATION_ERROR)
+        _end_event(session, event, states.EVENT_UNDONE)
+        lease_obj.set_status_in(session, event.lease_id, states.LEASE_ERROR,
+                    states.RESERVATION_ERROR)
 
 
 def _end_event(session: sa.orm.Session, event: lease_obj.Event,
@@ -137,7 +138,7 @@ def _end_event(session: sa.orm.Session, event: lease_obj.Event,
     result = session.execute(
         sa.update(models.Event)
         .where(models.Event.id == event.id,
-               models.Event.status == models.EVENT_IN_PROGRESS,
+               models.Event.status == states.EVENT_IN_PROGRESS,
                models.Event.updated_at == event.updated_at)
         .values(status=status, updated_at=models.utcnow()))
     if result.rowcount != 1:

@@ -16,7 +16,7 @@ from oslo_db import exception as db_exc
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
-from placement_ext.decision import host_names
+from placement_ext.vocabulary import host_names
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,16 +23,17 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 # A lease ending and another starting at the same time: end first, so
 # the slots are free again.
-EVENT_ORDER = {models.EVENT_END_LEASE: 0, models.EVENT_START_LEASE: 1}
-LIVE_RESERVATIONS = (models.RESERVATION_PENDING, models.RESERVATION_ACTIVE,
-                     models.RESERVATION_ERROR)
+EVENT_ORDER = {states.EVENT_END_LEASE: 0, states.EVENT_START_LEASE: 1}
+LIVE_RESERVATIONS = (states.RESERVATION_PENDING, states.RESERVATION_ACTIVE,
+                     states.RESERVATION_ERROR)
 # Reservations whose instances may be running: an ERROR one may have
 # failed at its start, or at its end.
-STARTED_RESERVATIONS = (models.RESERVATION_ACTIVE, models.RESERVATION_ERROR)
+STARTED_RESERVATIONS = (states.RESERVATION_ACTIVE, states.RESERVATION_ERROR)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +156,7 @@ def create(database: db_api.Database, *, name: str, user_id: str,
         session.add(models.Lease(
             id=lease_id, name=name, user_id=user_id, project_id=project_id,
             start_date=start_date, end_date=end_date,
-            status=models.LEASE_PENDING))
+            status=states.LEASE_PENDING))
         session.flush()
         for res in reservations:
             _add_reservation(session, lease_id, res)
@@ -163,9 +164,9 @@ def create(database: db_api.Database, *, name: str, user_id: str,
             session, [host for res in reservations for host in res.slots])
         session.add_all([
             models.Event(lease_id=lease_id, time=start_date,
-                         event_type=models.EVENT_START_LEASE),
+                         event_type=states.EVENT_START_LEASE),
             models.Event(lease_id=lease_id, time=end_date,
-                         event_type=models.EVENT_END_LEASE)])
+                         event_type=states.EVENT_END_LEASE)])
     return lease_id
 
 
@@ -173,8 +174,8 @@ def _add_reservation(session: sa.orm.Session, lease_id: str,
                      res: NewReservation) -> None:
     session.add(models.Reservation(
         id=res.id, lease_id=lease_id,
-        resource_type=models.RESOURCE_TYPE_INSTANCE,
-        resource_id=None, status=models.RESERVATION_PENDING))
+        resource_type=states.RESOURCE_TYPE_INSTANCE,
+        resource_id=None, status=states.RESERVATION_PENDING))
     session.flush()
     detail = models.InstanceReservation(
         reservation_id=res.id, vcpus=res.vcpus, memory_mb=res.memory_mb,
@@ -205,8 +206,8 @@ def update(database: db_api.Database, lease_id: str, *,
             sa.update(models.Lease).where(models.Lease.id == lease_id)
             .values(start_date=start_date, end_date=end_date,
                     generation=models.Lease.generation + 1))
-        for event_type, time in ((models.EVENT_START_LEASE, start_date),
-                                 (models.EVENT_END_LEASE, end_date)):
+        for event_type, time in ((states.EVENT_START_LEASE, start_date),
+                                 (states.EVENT_END_LEASE, end_date)):
             session.execute(
                 sa.update(models.Event)
                 .where(models.Event.lease_id == lease_id,

@@ -35,8 +35,8 @@ from oslo_utils import uuidutils
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
-from placement_ext.objects import states
 from placement_ext.schemas import validate as schema_validate
+from placement_ext.vocabulary import states
 
 TERMINAL_STATES = (states.STATE_COMPLETED, states.STATE_FAILED,
                    states.STATE_ROLLED_BACK)

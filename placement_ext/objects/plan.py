@@ -10,6 +10,7 @@ import datetime
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.vocabulary import states
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +41,7 @@ def create(database: db_api.Database, *, plan_id: str, name: str,
     """:raises Conflict: a plan with this id exists."""
     row = models.HomingPlan(id=plan_id, name=name, template=template,
                             solution_limit=limit,
-                            status=models.PLAN_SOLVING)
+                            status=states.PLAN_SOLVING)
     with database.writer() as session:
         if session.get(models.HomingPlan, plan_id) is not None:
             raise exception.Conflict(reason=f'plan {plan_id} exists')
@@ -75,10 +76,10 @@ def get(database: db_api.Database, plan_id: str,
                     row.solution_limit, row.recommendations or [],
                     row.message or '', row.detail or {}, row.created_at)
     age = (models.utcnow() - plan.created_at).total_seconds()
-    if plan.status == models.PLAN_SOLVING and stale_after is not None \
+    if plan.status == states.PLAN_SOLVING and stale_after is not None \
             and age > stale_after:
         return dataclasses.replace(
-            plan, status=models.PLAN_ERROR,
+            plan, status=states.PLAN_ERROR,
             message=f'the plan was left unsolved for {age:.0f} s (its API '
                     f'process stopped); submit it again')
     return plan

@@ -15,7 +15,7 @@ definition of the same request, ``addResources[].zoneId`` naming a
 :mod:`placement_ext.sol`.
 """
 
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
 IDENTIFIER = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 KEY_VALUE_PAIRS = {'type': 'object'}
@@ -54,7 +54,7 @@ def _links(*names: str) -> dict:
 CONSTRAINT_RESOURCE_REF_V3_3_1 = {
     'type': 'object',
     'properties': {
-        'idType': {'enum': list(enums.ID_TYPES)},
+        'idType': {'enum': list(sol_enums.ID_TYPES)},
         'resourceId': IDENTIFIER,
         'vimConnectionId': IDENTIFIER,
         'resourceProviderId': IDENTIFIER,
@@ -67,8 +67,8 @@ CONSTRAINT_RESOURCE_REF_V3_3_1 = {
 PLACEMENT_CONSTRAINT_V3_3_1 = {
     'type': 'object',
     'properties': {
-        'affinityOrAntiAffinity': {'enum': list(enums.AFFINITY_TYPES)},
-        'scope': {'enum': list(enums.SCOPES)},
+        'affinityOrAntiAffinity': {'enum': list(sol_enums.AFFINITY_TYPES)},
+        'scope': {'enum': list(sol_enums.SCOPES)},
         'resource': _array_of(CONSTRAINT_RESOURCE_REF_V3_3_1, min_items=2),
         'fallbackBestEffort': {'type': 'boolean'},
     },
@@ -100,7 +100,7 @@ RESOURCE_HANDLE_V3_3_1 = {
 
 _RESOURCE_DEFINITION_PROPERTIES = {
     'id': IDENTIFIER,
-    'type': {'enum': list(enums.RESOURCE_TYPES)},
+    'type': {'enum': list(sol_enums.RESOURCE_TYPES)},
     'vduId': IDENTIFIER,
     'resourceTemplateId': IDENTIFIER,
     'resource': RESOURCE_HANDLE_V3_3_1,
@@ -136,7 +136,7 @@ GRANT_REQUEST_V3_3_1 = {
         'vnfdId': IDENTIFIER,
         'dstVnfdId': IDENTIFIER,
         'flavourId': IDENTIFIER,
-        'operation': {'enum': list(enums.OPERATIONS)},
+        'operation': {'enum': list(sol_enums.OPERATIONS)},
         'isAutomaticInvocation': {'type': 'boolean'},
         'instantiationLevelId': IDENTIFIER,
         'addResources': _array_of(NEW_RESOURCE_DEFINITION_V3_3_1,

@@ -20,8 +20,8 @@ from placement_ext import exception
 from placement_ext.schemas import sol003
 from placement_ext.schemas import validate as schema_validate
 from placement_ext.sol import base
-from placement_ext.sol import enums
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import sol_enums
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ResourceDefinition(base.SolType):
 
     @property
     def is_compute(self) -> bool:
-        return self.type == enums.COMPUTE
+        return self.type == sol_enums.COMPUTE
 
     @property
     def template(self) -> str | None:
@@ -139,7 +139,8 @@ def _check_references(request: GrantRequest) -> None:
 def _check_refs(field: str, refs: tuple[pc.ConstraintResourceRef, ...],
                 definitions: Mapping[str, str]) -> None:
     for index, ref in enumerate(refs):
-        if ref.id_type == enums.GRANT and ref.resource_id not in definitions:
+        if ref.id_type == sol_enums.GRANT \
+                and ref.resource_id not in definitions:
             raise exception.InvalidInput(
                 field=f'{field}.resource[{index}].resourceId',
                 reason=f'GRANT reference {ref.resource_id!r} names no '

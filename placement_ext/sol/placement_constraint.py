@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from placement_ext.sol import base
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,14 +26,14 @@ class ConstraintResourceRef(base.SolType):
     @classmethod
     def grant(cls, resource_id: str) -> 'ConstraintResourceRef':
         """A resource of this GrantRequest (``ResourceDefinition.id``)."""
-        return cls(id_type=enums.GRANT, resource_id=resource_id)
+        return cls(id_type=sol_enums.GRANT, resource_id=resource_id)
 
     @classmethod
     def res_mgmt(cls, resource_id: str, vim_connection_id: str | None = None,
                  resource_provider_id: str | None = None,
                  ) -> 'ConstraintResourceRef':
         """An allocated resource, by its identifier in the VIM."""
-        return cls(id_type=enums.RES_MGMT, resource_id=resource_id,
+        return cls(id_type=sol_enums.RES_MGMT, resource_id=resource_id,
                    vim_connection_id=vim_connection_id,
                    resource_provider_id=resource_provider_id)
 
@@ -50,7 +50,7 @@ class PlacementConstraint(base.SolType):
 
     @property
     def is_affinity(self) -> bool:
-        return self.affinity_or_anti_affinity == enums.AFFINITY
+        return self.affinity_or_anti_affinity == sol_enums.AFFINITY
 
     @property
     def best_effort(self) -> bool:

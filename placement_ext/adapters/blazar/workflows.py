@@ -25,6 +25,7 @@ from placement_ext.manager import leases as leases_wf
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -183,7 +184,7 @@ class BlazarReservations:
         """
         gone = []
         for lease in lease_obj.list_leases(self.database):
-            if lease.status == models.LEASE_PENDING and \
+            if lease.status == states.LEASE_PENDING and \
                     self.blazar_db.reservation_get(lease.name) is None:
                 LOG.warning('Reservation %s is gone from Blazar (its lease '
                             'was rolled back): its slots are freed',

@@ -48,7 +48,7 @@ from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 TACKER_CONF = cfg.CONF

@@ -13,13 +13,13 @@ import json
 from placement_ext.decision import flavors as flavor_map
 from placement_ext.decision import grant_constraints
 from placement_ext.schemas import files
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
 # Tacker's VNFD scope name of the rules reselection honours (rules scoped
 # ``nfvi_node`` are Nova server groups in the BaseHOT, left to Nova).
 ZONE_SCOPE = 'zone'
-RULE_TYPES = {enums.AFFINITY: grant_constraints.AFFINITY_RULE,
-              enums.ANTI_AFFINITY: grant_constraints.ANTI_AFFINITY_RULE}
+RULE_TYPES = {sol_enums.AFFINITY: grant_constraints.AFFINITY_RULE,
+              sol_enums.ANTI_AFFINITY: grant_constraints.ANTI_AFFINITY_RULE}
 
 
 def vdu_of(vnfc: str) -> str:
@@ -43,7 +43,7 @@ def constraints(rules: dict[str, list], vnfcs: list[str],
     policies = [
         {f'{kind}-{index}': {'type': RULE_TYPES[kind], 'targets': targets,
                              'properties': {'scope': scope}}}
-        for kind in enums.AFFINITY_TYPES
+        for kind in sol_enums.AFFINITY_TYPES
         for index, (targets, scope) in enumerate(rules.get(kind, []))
         if scope == ZONE_SCOPE]
     built = grant_constraints.build(

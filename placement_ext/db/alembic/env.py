@@ -11,9 +11,10 @@ from logging.config import fileConfig
 import sqlalchemy as sa
 from alembic import context
 
-# placement_ext.cmd filters eventlet's deprecation warnings (printed when
-# oslo.messaging is imported) for console scripts; the alembic CLI is one.
-from placement_ext import cmd as _cmd  # noqa: F401
+# first: filters eventlet's deprecation warnings (printed when
+# oslo.messaging is imported) as for console scripts; the alembic CLI is one
+import placement_ext.vocabulary.warning_filters  # noqa: F401  # isort: skip
+
 from placement_ext import conf as pe_conf
 from placement_ext.db import api
 from placement_ext.db import migration

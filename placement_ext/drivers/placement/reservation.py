@@ -4,7 +4,7 @@ Blazar's "Placement API support for instance reservation" spec: each
 compute node resource provider gets a child, the *reservation provider*
 ``blazar_<hostname>``; each reservation gets a custom resource class
 ``CUSTOM_RESERVATION_<UUID>`` (names from
-:mod:`placement_ext.decision.reservation_names`); starting a lease puts
+:mod:`placement_ext.vocabulary.reservation_names`); starting a lease puts
 an inventory of that class on the reservation provider (total = instances
 reserved there), ending it removes the inventory and the class.
 
@@ -27,8 +27,8 @@ import tenacity
 from oslo_log import log as logging
 
 from placement_ext import exception
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers.placement import client as pclient
+from placement_ext.vocabulary import reservation_names as names
 
 LOG = logging.getLogger(__name__)
 

@@ -23,10 +23,10 @@ import dataclasses
 from collections.abc import Mapping
 
 from placement_ext import exception
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers.placement import candidates as ac
 from placement_ext.drivers.placement import driver as pdriver
 from placement_ext.drivers.placement import reservation
+from placement_ext.vocabulary import reservation_names as names
 
 # The flavor's resource classes: what a reservation's instance takes from
 # the compute node (its reservation class comes from the child).

@@ -9,10 +9,10 @@ enrolled again (our ``physical:host`` plugin)."""
 import os
 import signal
 
-from placement_ext.decision import reservation_names as names
 from placement_ext.tests.functional.blazar import base
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
+from placement_ext.vocabulary import reservation_names as names
 
 UPSTREAM = 'placement_ext.host.plugin,virtual.instance.plugin'
 HOST_RESERVATION = {'resource_type': 'physical:host', 'min': 1, 'max': 1,

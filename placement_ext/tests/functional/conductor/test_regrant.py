@@ -7,9 +7,9 @@ embedded cloud.
 
 from placement_ext import conf as pe_conf
 from placement_ext import errors
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import nfvo
 from placement_ext.tests.functional.conductor import base
+from placement_ext.vocabulary import states
 
 
 class TestRegrantBeforeMove(base.ConductorCloudTestCase):

@@ -6,9 +6,9 @@ the conductor classifies them with the default
 """
 
 from placement_ext import errors
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import vnf_template
 from placement_ext.tests.functional.conductor import base
+from placement_ext.vocabulary import states
 
 ANTI_AFFINITY = {
     'affinityOrAntiAffinity': 'ANTI_AFFINITY', 'scope': 'ZONE',

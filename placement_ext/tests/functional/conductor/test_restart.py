@@ -17,9 +17,9 @@ from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests import backends
 from placement_ext.tests.functional.conductor import base
+from placement_ext.vocabulary import states
 
 TAKEOVER = 4
 CONDUCTOR = os.path.join(os.path.dirname(sys.executable),

@@ -12,8 +12,8 @@ import oslo_messaging
 
 from placement_ext import exception
 from placement_ext.conductor import manager as conductor_manager
-from placement_ext.db import models
 from placement_ext.tests.functional.conductor import base
+from placement_ext.vocabulary import states
 
 
 class TestStackOwnership(base.ConductorCloudTestCase):
@@ -50,7 +50,7 @@ class TestStackOwnership(base.ConductorCloudTestCase):
         body = self.request('INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0'])
         ran, outcomes = self._race([dict(body) for _ in range(4)])
         self.assertEqual(1, len(ran), outcomes)
-        self.assertEqual(models.STATE_COMPLETED, ran[0]['state'])
+        self.assertEqual(states.STATE_COMPLETED, ran[0]['state'])
         for refused in outcomes:
             if not isinstance(refused, dict):
                 self.assertIsInstance(refused, exception.Conflict)

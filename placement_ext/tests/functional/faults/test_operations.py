@@ -25,10 +25,10 @@ import sqlalchemy as sa
 
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
+from placement_ext.vocabulary import states
 
 HTTP_TIMEOUT = 3
 

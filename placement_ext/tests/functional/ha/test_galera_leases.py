@@ -19,10 +19,10 @@ import time
 import fixtures
 
 from placement_ext import exception
-from placement_ext.db import models
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.functional.ha import fixture as ha_fixture
 from placement_ext.tests.functional.reservation import base
+from placement_ext.vocabulary import states
 
 HOSTS = 4
 VCPUS = 4                      # one-vCPU leases: 4 slots a host
@@ -106,7 +106,7 @@ class GaleraTestCase(base.ReservationTestCase):
             thread.join(BOUND)
         self.run_events()          # what the event tasks left, if anything
         for lease in leases:
-            self.assertEqual(models.LEASE_ACTIVE,
+            self.assertEqual(states.LEASE_ACTIVE,
                              self.lease(lease.id).status, lease.name)
         held = collections.Counter()
         for lease in leases:
@@ -216,12 +216,12 @@ class TestNodeKilled(GaleraTestCase):
         # the test's reads go to node 2, which is never killed
         self.db = self.galera.on(self.ha['galera_urls'][2])
         s = ha_fixture.settings()
-        self.run_events_until(managers, leases, models.LEASE_ACTIVE,
+        self.run_events_until(managers, leases, states.LEASE_ACTIVE,
                               lambda: ha_fixture.kill_galera_node(self, 0))
         ha_fixture.restart_galera_node(s, 0)
         self.assert_placement_matches(managers, leases)
         self.clock.advance(hours=1)
-        self.run_events_until(managers, leases, models.LEASE_TERMINATED,
+        self.run_events_until(managers, leases, states.LEASE_TERMINATED,
                               lambda: ha_fixture.kill_galera_node(self, 1))
         for i in range(HOSTS):
             self.assertEqual({}, self.reservation_inventory(f'cn{i}'))

@@ -42,8 +42,6 @@ from placement_ext import exception
 from placement_ext import rpc
 from placement_ext import service
 from placement_ext.conductor import rpcapi as conductor_rpcapi
-from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.manager import reservations
 from placement_ext.manager import rpcapi as manager_rpcapi
 from placement_ext.objects import operation as op_obj
@@ -56,6 +54,8 @@ from placement_ext.tests.functional.conductor import (
 )
 from placement_ext.tests.functional.ha import fixture as ha_fixture
 from placement_ext.tests.functional.tacker import base as tacker_base
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 # a call answers within this, or its caller gets ServiceUnavailable
 CALL_TIMEOUT = 60
@@ -260,7 +260,7 @@ class TestConductorKilled(HAConductorTestCase):
         op = self.wait(op_id,
                        lambda op: op.state not in op_obj.RUNNABLE_STATES,
                        owners)
-        self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
         self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
         self.assertEqual(2, len(op.attempts))
         self.assertIsNone(op.owner)
@@ -303,7 +303,7 @@ class TestConductorCutOff(HAConductorTestCase):
         for this, seen in ((op_id, owners), (other_id, other_owners)):
             op = self.wait(this, lambda op: op.state not in
                            op_obj.RUNNABLE_STATES, seen)
-            self.assertEqual(models.STATE_COMPLETED, op.state, op.error)
+            self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
             self.assertIsNone(op.owner)
             self.assert_one_owner_at_a_time(seen, 2)
         self.assertEqual(['AZ-1'], op_obj.get(

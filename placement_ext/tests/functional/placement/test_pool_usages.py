@@ -4,10 +4,10 @@ reading each host alone, hosts without a free megabyte left out."""
 import uuid
 
 from placement_ext.decision import capacity
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers.placement import driver as pdriver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.tests.functional.placement import base
+from placement_ext.vocabulary import reservation_names as names
 
 
 class TestPoolUsages(base.PlacementServerTestCase):

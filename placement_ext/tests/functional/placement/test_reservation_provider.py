@@ -11,10 +11,10 @@ import uuid
 from testtools import content
 
 from placement_ext import exception
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.drivers.placement import reservation
 from placement_ext.tests.functional.placement import base
+from placement_ext.vocabulary import reservation_names as names
 
 HOST = 'compute-1'
 

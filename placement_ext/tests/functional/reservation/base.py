@@ -13,7 +13,6 @@ import datetime
 import testtools
 
 from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.manager import reservations
 from placement_ext.objects import lease as lease_obj
@@ -21,6 +20,8 @@ from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import nova as fake_nova
 from placement_ext.tests.fixtures import placement as placement_fixture
 from placement_ext.tests.functional.placement import base as pbase
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 PROJECT = 'f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1'
 SETTINGS = reservations.Settings(server_poll_interval=0.01,
@@ -34,7 +35,7 @@ def end_now(db, lease_id) -> None:
         session.execute(
             models.Event.__table__.update()
             .where(models.Event.lease_id == lease_id,
-                   models.Event.event_type == models.EVENT_END_LEASE)
+                   models.Event.event_type == states.EVENT_END_LEASE)
             .values(time=models.utcnow()))
 
 

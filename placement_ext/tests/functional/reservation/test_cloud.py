@@ -32,7 +32,6 @@ import testtools
 from placement_ext import conf as pe_conf
 from placement_ext.cli import shell
 from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.manager import reservations
 from placement_ext.objects import lease as lease_obj
@@ -42,6 +41,8 @@ from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import base as res_base
 from placement_ext.tests.unit.rpc import base as rpc_base
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 FILTER = 'ReservationFilter'
 RATIO = 2.0
@@ -280,7 +281,7 @@ class TestReservationsOnCloud(CloudReservationTestCase):
         # end: servers, inventories, class and flavor all go
         self.end_lease_now(lease)
         self.assert_gone(lease, servers)
-        self.assertEqual(models.LEASE_TERMINATED,
+        self.assertEqual(states.LEASE_TERMINATED,
                          lease_obj.get(self.db, lease.id).status)
 
     def test_host_deleted_under_a_caching_compute_still_builds(self):

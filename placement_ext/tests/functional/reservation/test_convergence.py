@@ -12,10 +12,10 @@ import time
 import fixtures
 
 from placement_ext import exception
-from placement_ext.db import models
 from placement_ext.objects import event as event_obj
 from placement_ext.tests.functional.reservation import base
 from placement_ext.tests.functional.reservation import stuck_manager
+from placement_ext.vocabulary import states
 
 
 class FailOnce:
@@ -54,12 +54,12 @@ class TestFailedSteps(base.ReservationTestCase):
         self.assertEqual({rc: 4}, self.reservation_inventory('cn1'))
         self.assertEqual({}, self.reservation_inventory('cn2'))
         failed = self.lease(lease.id)
-        self.assertEqual(models.LEASE_ERROR, failed.status)
-        self.assertEqual(models.EVENT_UNDONE, failed.events[0].status)
+        self.assertEqual(states.LEASE_ERROR, failed.status)
+        self.assertEqual(states.EVENT_UNDONE, failed.events[0].status)
         # the next run of the event task finishes the start
         self.assertEqual(['done'], [o.result for o in self.run_events()])
         self.assertEqual({rc: 2}, self.reservation_inventory('cn2'))
-        self.assertEqual(models.LEASE_ACTIVE, self.lease(lease.id).status)
+        self.assertEqual(states.LEASE_ACTIVE, self.lease(lease.id).status)
         self.assertEqual([], self.res.reconciler.run()['findings'])
 
     def test_end_failing_half_way_converges(self):
@@ -73,10 +73,10 @@ class TestFailedSteps(base.ReservationTestCase):
         rc = lease.reservations[0].resource_class
         self.assertEqual({}, self.reservation_inventory('cn1'))
         self.assertIn(rc, self.classes())
-        self.assertEqual(models.LEASE_ERROR, self.lease(lease.id).status)
+        self.assertEqual(states.LEASE_ERROR, self.lease(lease.id).status)
         self.assertEqual(['done'], [o.result for o in self.run_events()])
         self.assert_nothing_left(lease)
-        self.assertEqual(models.LEASE_TERMINATED,
+        self.assertEqual(states.LEASE_TERMINATED,
                          self.lease(lease.id).status)
         self.assertEqual([], self.res.reconciler.run()['findings'])
 
@@ -104,7 +104,7 @@ class TestFailedSteps(base.ReservationTestCase):
         FailOnce(self, self.res.placement, 'delete_inventory')
         self.assertRaises(exception.ServiceUnavailable,
                           self.res.delete_lease, lease.id)
-        self.assertEqual(models.LEASE_ERROR, self.lease(lease.id).status)
+        self.assertEqual(states.LEASE_ERROR, self.lease(lease.id).status)
         self.res.delete_lease(lease.id)
         self.assert_nothing_left(lease)
 
@@ -119,7 +119,7 @@ class TestTakeOver(base.ReservationTestCase):
     def _claim_start(self, lease):
         now = self.clock()
         event = next(e for e in lease.events
-                     if e.event_type == models.EVENT_START_LEASE)
+                     if e.event_type == states.EVENT_START_LEASE)
         return event_obj.claim(self.db, event.id, now, now)
 
     def test_an_event_in_progress_is_not_run_twice(self):
@@ -142,7 +142,7 @@ class TestTakeOver(base.ReservationTestCase):
         other = self.manager()
         self.assertEqual(['done'], [o.result for o in self.run_events(other)])
         self.assertEqual({rc: 2}, self.reservation_inventory('cn2'))
-        self.assertEqual(models.LEASE_ACTIVE, self.lease(lease.id).status)
+        self.assertEqual(states.LEASE_ACTIVE, self.lease(lease.id).status)
         # the first manager, back to life, finds it is no longer its event
         self.assertRaises(exception.ConcurrentUpdate, event_obj.touch,
                           self.db, claimed)
@@ -185,14 +185,14 @@ class TestKilledManager(base.ReservationTestCase):
         rc = lease.reservations[0].resource_class
         self.assertEqual({rc: 4}, self.reservation_inventory('cn1'))
         self.assertEqual({}, self.reservation_inventory('cn2'))
-        self.assertEqual(models.EVENT_IN_PROGRESS,
+        self.assertEqual(states.EVENT_IN_PROGRESS,
                          self._statuses(lease)['start_lease'])
         # a restarted manager leaves it until it is stale, then finishes
         self.assertEqual([], self.run_events())
         self.clock.advance(seconds=base.SETTINGS.event_stale_after + 1)
         self.assertEqual(['done'], [o.result for o in self.run_events()])
         self.assertEqual({rc: 2}, self.reservation_inventory('cn2'))
-        self.assertEqual(models.LEASE_ACTIVE, self.lease(lease.id).status)
+        self.assertEqual(states.LEASE_ACTIVE, self.lease(lease.id).status)
         self.assertEqual([], self.res.reconciler.run()['findings'])
 
     def test_killed_during_end(self):
@@ -208,7 +208,7 @@ class TestKilledManager(base.ReservationTestCase):
         self.clock.advance(seconds=base.SETTINGS.event_stale_after + 1)
         self.assertEqual(['done'], [o.result for o in self.run_events()])
         self.assert_nothing_left(lease)
-        self.assertEqual(models.LEASE_TERMINATED,
+        self.assertEqual(states.LEASE_TERMINATED,
                          self.lease(lease.id).status)
 
 

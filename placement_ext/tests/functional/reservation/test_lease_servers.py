@@ -2,9 +2,9 @@
 finds at its end (real Placement and database, fake Nova)."""
 
 from placement_ext import exception
-from placement_ext.db import models
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.functional.reservation import base
+from placement_ext.vocabulary import states
 
 OTHER = 'e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2'
 
@@ -129,7 +129,7 @@ class TestServersAtTheEnd(base.ReservationTestCase):
                                 self.provider('cn1').uuid)
         base.end_now(self.db, self.lease_.id)
         self.assertEqual(['failed'], [o.result for o in self.run_events()])
-        self.assertEqual(models.LEASE_ERROR,
+        self.assertEqual(states.LEASE_ERROR,
                          self.lease(self.lease_.id).status)
         self.assertEqual({theirs}, set(self.nova.servers))
         self.assertIn(res.resource_class, self.reservation_inventory('cn1'))

@@ -3,13 +3,13 @@
 import fixtures
 
 from placement_ext import exception
-from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.manager import capacity_inputs
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.functional.placement import base as pbase
 from placement_ext.tests.functional.reservation import base
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 
 class TestCreate(base.ReservationTestCase):
@@ -23,7 +23,7 @@ class TestCreate(base.ReservationTestCase):
         lease = self.create_lease(amount=6, affinity=None)
         res = lease.reservations[0]
         self.assertEqual({'cn1': 4, 'cn2': 2}, res.slots_by_host)
-        self.assertEqual(models.LEASE_PENDING, lease.status)
+        self.assertEqual(states.LEASE_PENDING, lease.status)
         self.assertIsNone(res.affinity)
         self.assertEqual(names.resource_class_for(res.id), res.resource_class)
         self.assertIn(res.resource_class, self.classes())
@@ -237,8 +237,8 @@ class TestCreate(base.ReservationTestCase):
         seen.append(lease_obj.holdings_fingerprint(self.db))
         lease = self.res.leases.update(lease, {'amount': 3})
         seen.append(lease_obj.holdings_fingerprint(self.db))
-        lease_obj.set_status(self.db, lease.id, models.LEASE_ACTIVE,
-                             models.RESERVATION_ACTIVE)
+        lease_obj.set_status(self.db, lease.id, states.LEASE_ACTIVE,
+                             states.RESERVATION_ACTIVE)
         seen.append(lease_obj.holdings_fingerprint(self.db))
         lease_obj.drop_allocations(self.db, lease.id)
         seen.append(lease_obj.holdings_fingerprint(self.db))
@@ -352,8 +352,8 @@ class TestStartEnd(base.ReservationTestCase):
                           'max_unit': 1, 'step_size': 1,
                           'allocation_ratio': 1.0}, inventory[rc])
         lease = self.lease(lease.id)
-        self.assertEqual(models.LEASE_ACTIVE, lease.status)
-        self.assertEqual(models.RESERVATION_ACTIVE,
+        self.assertEqual(states.LEASE_ACTIVE, lease.status)
+        self.assertEqual(states.RESERVATION_ACTIVE,
                          lease.reservations[0].status)
         self.assertEqual([], self.run_events())
 
@@ -389,8 +389,8 @@ class TestStartEnd(base.ReservationTestCase):
                          [(o.event_type, o.result) for o in outcomes])
         self.assert_nothing_left(lease)
         ended = self.lease(lease.id)
-        self.assertEqual(models.LEASE_TERMINATED, ended.status)
-        self.assertEqual(models.RESERVATION_DELETED,
+        self.assertEqual(states.LEASE_TERMINATED, ended.status)
+        self.assertEqual(states.RESERVATION_DELETED,
                          ended.reservations[0].status)
         self.assertEqual({}, ended.reservations[0].slots_by_host)
         self.assertEqual(0, host_obj.slot_count(

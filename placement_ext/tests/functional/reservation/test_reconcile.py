@@ -4,11 +4,12 @@
 import uuid
 
 from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import host as host_obj
 from placement_ext.tests.functional.placement import base as pbase
 from placement_ext.tests.functional.reservation import base
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 
 def kinds(report):
@@ -118,7 +119,7 @@ class TestReconcile(base.ReservationTestCase):
         # the lease's rows vanish while its instance still runs
         with self.db.writer() as session:
             session.execute(models.Reservation.__table__.update().values(
-                status=models.RESERVATION_DELETED))
+                status=states.RESERVATION_DELETED))
         report = self.res.reconciler.run(repair=True)
         failed = [f for f in report['findings'] if not f['repaired']]
         self.assertEqual([('orphan_inventory', f'cn1/{rc}'),
@@ -129,7 +130,7 @@ class TestReconcile(base.ReservationTestCase):
     def test_running_event_is_left_alone(self):
         lease = self.create_lease(amount=6)
         event = next(e for e in lease.events
-                     if e.event_type == models.EVENT_START_LEASE)
+                     if e.event_type == states.EVENT_START_LEASE)
         now = self.clock()
         event_obj.claim(self.db, event.id, now, now)
         rc = lease.reservations[0].resource_class

@@ -10,6 +10,7 @@ from placement_ext.db import models
 from placement_ext.decision import lease_heal
 from placement_ext.objects import host as host_obj
 from placement_ext.tests.functional.reservation import base
+from placement_ext.vocabulary import states
 
 
 class TestUpdate(base.ReservationTestCase):
@@ -74,7 +75,7 @@ class TestUpdate(base.ReservationTestCase):
         self.assertNotIn(failed, res.slots_by_host)
         self.assertEqual(2, len(res.slots_by_host))
         self.assertEqual({}, self.reservation_inventory(failed))
-        self.assertEqual(models.RESERVATION_ACTIVE, res.status)
+        self.assertEqual(states.RESERVATION_ACTIVE, res.status)
 
     def test_heal_of_the_manager_retires_the_host_and_says_changed(self):
         self.add_compute('cn3')

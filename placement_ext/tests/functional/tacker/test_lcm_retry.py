@@ -15,10 +15,10 @@ import time
 from testtools import content
 
 from placement_ext import errors
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
+from placement_ext.vocabulary import states
 
 TAKEOVER_S = 20
 SYNC_S = 2

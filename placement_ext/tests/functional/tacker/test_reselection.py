@@ -13,10 +13,10 @@ import pathlib
 import requests
 
 from placement_ext.objects import nfvo as nfvo_obj
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
+from placement_ext.vocabulary import states
 
 
 def _vnfc_info_id(inst: dict, vnfc: str) -> str:

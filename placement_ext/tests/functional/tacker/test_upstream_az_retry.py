@@ -21,11 +21,11 @@ import subprocess
 import testtools
 
 from placement_ext.db import migration
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
+from placement_ext.vocabulary import states
 
 VARIABLE = 'PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY'
 RUNNER = 'placement_ext.tests.functional.tacker.upstream_az_retry'
@@ -72,7 +72,7 @@ class TestTackersOwnAzRetry(testtools.TestCase):
         # our conductor, not Tacker's, moved the VNFC to nova
         ours = [op for op in op_obj.list_operations(database)
                 if op.id not in before]
-        self.assertIn((models.STATE_COMPLETED, 'nova'), {
+        self.assertIn((states.STATE_COMPLETED, 'nova'), {
             (op.state, zone) for op in ours
             for zone in (op.placement or {}).values()},
             [(op.state, op.placement) for op in ours])

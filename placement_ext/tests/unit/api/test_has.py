@@ -21,6 +21,7 @@ from placement_ext.db import models
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.cli import test_homing
 from placement_ext.tests.unit.decision import test_has_plan
+from placement_ext.vocabulary import states
 
 REGIONS = [
     {'cloud_owner': 'Owner', 'region_id': 'RegionOne',
@@ -169,7 +170,7 @@ class TestPlans(ApiTestCase):
         with self.database.db.writer() as session:
             session.add(models.HomingPlan(
                 id='old', name='x', template={}, solution_limit=1,
-                status=models.PLAN_SOLVING,
+                status=states.PLAN_SOLVING,
                 created_at=models.utcnow() - datetime.timedelta(hours=2)))
         status, body, _ = self.call('GET', '/v1/plans/old')
         self.assertEqual('error', body['plans'][0]['status'])

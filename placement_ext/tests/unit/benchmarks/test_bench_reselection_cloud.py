@@ -17,9 +17,9 @@ import testtools
 
 from placement_ext import errors
 from placement_ext.conductor import stack_request
-from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import states
 
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                     '..', '..', 'benchmarks')
@@ -103,7 +103,7 @@ class TestRequest(testtools.TestCase):
 class TestRecord(testtools.TestCase):
 
     def test_success_with_a_bent_constraint(self):
-        op = operation(ANTI_AFFINE, models.STATE_COMPLETED,
+        op = operation(ANTI_AFFINE, states.STATE_COMPLETED,
                        {'VDU2-0': 'AZ-3', 'VDU2-1': 'AZ-3'}, (
                            attempt(1, 'VDU2-1', 'AZ-1',
                                    'insufficient_capacity'),
@@ -128,7 +128,7 @@ class TestRecord(testtools.TestCase):
 
     def test_outcomes(self):
         def failed(code, detail):
-            return operation(FULL_GRANT, models.STATE_FAILED,
+            return operation(FULL_GRANT, states.STATE_FAILED,
                              dict(FULL_GRANT.granted), (),
                              {'code': code, 'detail': detail})
 

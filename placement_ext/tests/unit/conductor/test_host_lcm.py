@@ -14,9 +14,9 @@ from placement_ext.conductor import ownership
 from placement_ext.conf import v2_vnfm
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import stacks as fake_stacks
+from placement_ext.vocabulary import states
 
 LCM = 'lcmocc-1'
 

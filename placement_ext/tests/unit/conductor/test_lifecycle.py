@@ -11,9 +11,9 @@ from placement_ext.conductor import lifecycle
 from placement_ext.conf import v2_vnfm
 from placement_ext.decision import retry_policy
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import stacks as fake_stacks
+from placement_ext.vocabulary import states
 
 ZONES = ('AZ-1', 'AZ-2', 'AZ-3', 'AZ-4', 'AZ-5')
 ANTI_AFFINITY = {

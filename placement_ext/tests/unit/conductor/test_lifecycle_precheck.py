@@ -10,10 +10,10 @@ from placement_ext.conductor import lifecycle
 from placement_ext.conductor import zone_inputs
 from placement_ext.conf import v2_vnfm
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
+from placement_ext.vocabulary import states
 
 ZONES = test_lifecycle.ZONES
 SMALL = {'vcpus': 1, 'memory_mb': 512, 'disk_gb': 1}

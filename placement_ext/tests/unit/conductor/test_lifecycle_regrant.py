@@ -9,12 +9,12 @@ from placement_ext import exception
 from placement_ext.conductor import lifecycle
 from placement_ext.conf import v2_vnfm
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.sol import grant as grant_mod
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import nfvo
 from placement_ext.tests.fixtures import stacks as fake_stacks
 from placement_ext.tests.unit.conductor import test_lifecycle
+from placement_ext.vocabulary import states
 
 ZONES = test_lifecycle.ZONES
 GRANT_REQUEST = {

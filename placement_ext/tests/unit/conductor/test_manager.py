@@ -14,8 +14,8 @@ from placement_ext import exception
 from placement_ext.conductor import manager
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests.fixtures import database as db_fixture
+from placement_ext.vocabulary import states
 
 
 def conf_file(test: testtools.TestCase, text: str) -> str:

@@ -22,6 +22,7 @@ from placement_ext.db import api
 from placement_ext.db import models
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import db_records as records
+from placement_ext.vocabulary import states
 
 
 def count(session, model, *where) -> int:
@@ -102,7 +103,7 @@ class TestDatabase(DbTestCase):
             records.allocation(session, detail.reservation_id, host.id)
             records.allocation(session, detail.reservation_id, host.id)
             session.add(models.Event(lease_id=lease.id,
-                                     event_type=models.EVENT_START_LEASE,
+                                     event_type=states.EVENT_START_LEASE,
                                      time=records.START))
         with self.db.writer() as session:
             session.execute(sa.delete(models.Lease))
@@ -253,10 +254,10 @@ class TestCompareAndSwap(DbTestCase):
         with self.db.writer() as session:
             lease_id = records.lease(session).id
             api.compare_and_swap(session, models.Lease, lease_id, 0,
-                                 status=models.LEASE_ACTIVE)
+                                 status=states.LEASE_ACTIVE)
         with self.db.reader() as session:
             lease = session.get(models.Lease, lease_id)
-        self.assertEqual((1, models.LEASE_ACTIVE),
+        self.assertEqual((1, states.LEASE_ACTIVE),
                          (lease.generation, lease.status))
 
 

@@ -18,6 +18,7 @@ from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 from placement_ext.schemas import validate as schema_validate
 from placement_ext.tests.unit.db import test_api as db_tests
+from placement_ext.vocabulary import states
 
 EMOJI_ZONE = 'AZ-\U0001f600-' + 'z' * 250       # 255 characters
 
@@ -100,7 +101,7 @@ class TestLimits(db_tests.DbTestCase):
         op = self._store(request())
         op = op_obj.finish_attempt(self.db, op, outcome='error',
                                    duration_s=1.0, error_text='Heat\x00!')
-        op = op_obj.set_state(self.db, op, models.STATE_FAILED_TEMP,
+        op = op_obj.set_state(self.db, op, states.STATE_FAILED_TEMP,
                               error={'code': 'c', 'detail': 'x\x00'})
         op = op_obj.get(self.db, op.id)
         self.assertEqual('Heat\\x00!', op.attempts[0].error_text)

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 import testtools
 
 from placement_ext.db import models
+from placement_ext.vocabulary import states
 
 
 def _leading_columns(table: sa.Table) -> set[str]:
@@ -50,6 +51,6 @@ class TestModels(testtools.TestCase):
 
     def test_defaults(self):
         operation = models.Operation.__table__.c
-        self.assertEqual(models.STATE_STARTING, operation.state.default.arg)
-        self.assertEqual(models.EVENT_UNDONE,
+        self.assertEqual(states.STATE_STARTING, operation.state.default.arg)
+        self.assertEqual(states.EVENT_UNDONE,
                          models.Event.__table__.c.status.default.arg)

@@ -24,6 +24,7 @@ from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.objects import test_host
 from placement_ext.tests.unit.objects import test_lease
+from placement_ext.vocabulary import states
 
 
 def deadlock() -> db_exc.DBDeadlock:
@@ -209,7 +210,7 @@ class TestObjectWriters(RetryTestCase):
             'placement_ext.db.api.compare_and_swap', other_node_won))
         between_tries(self, winner_commits)
         self.assertRaises(exception.ConcurrentUpdate, op_obj.set_state,
-                          self.db, op, models.STATE_PROCESSING)
+                          self.db, op, states.STATE_PROCESSING)
         self.assertEqual(2, len(calls))
 
 

@@ -3,7 +3,7 @@
 import testtools
 
 from placement_ext.decision import host_lcm
-from placement_ext.objects import states as s
+from placement_ext.vocabulary import states as s
 
 
 class TestOnRetry(testtools.TestCase):

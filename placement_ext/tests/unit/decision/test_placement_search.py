@@ -6,9 +6,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from placement_ext.decision import placement_search as search
-from placement_ext.sol import enums
+from placement_ext.vocabulary import sol_enums
 
-SCOPES = (enums.ZONE, enums.ZONE_GROUP, enums.NFVI_POP, enums.NFVI_NODE)
+SCOPES = (sol_enums.ZONE, sol_enums.ZONE_GROUP, sol_enums.NFVI_POP,
+          sol_enums.NFVI_NODE)
 
 
 class EagerSearch(search.Search):
@@ -47,7 +48,7 @@ class TestGroups(testtools.TestCase):
                       slot('AZ-2', 'h3')]
         self.free = {self.slots[0]: {'VCPU': 2}, self.slots[1]: {'VCPU': 4},
                      self.slots[2]: {'VCPU': 0}}
-        self.groups = search._Groups(self.slots, (enums.ZONE,),
+        self.groups = search._Groups(self.slots, (sol_enums.ZONE,),
                                      {'VCPU': 1}, self.free)
 
     def test_one_group_per_scope_instance_in_slot_order(self):

@@ -4,11 +4,11 @@ what runs when, what a failure or a take-over leaves behind."""
 import datetime
 
 from placement_ext import exception
-from placement_ext.db import models
 from placement_ext.manager import events
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.unit.objects import test_lease
+from placement_ext.vocabulary import states
 
 T0 = test_lease.T0
 HOUR = test_lease.HOUR
@@ -54,12 +54,12 @@ class TestEventRunner(test_lease.LeaseTestCase):
 
     def test_start_then_end(self):
         self.assertEqual([('start_lease', 'done')], self.results())
-        self.assertEqual((models.LEASE_ACTIVE, ['DONE', 'UNDONE']),
+        self.assertEqual((states.LEASE_ACTIVE, ['DONE', 'UNDONE']),
                          self.state())
         self.assertEqual([], self.results())
         self.now = T0 + 2 * HOUR
         self.assertEqual([('end_lease', 'done')], self.results())
-        self.assertEqual((models.LEASE_TERMINATED, ['DONE', 'DONE']),
+        self.assertEqual((states.LEASE_TERMINATED, ['DONE', 'DONE']),
                          self.state())
         self.assertEqual([('start', self.lease.id), ('end', self.lease.id)],
                          self.leases.calls)
@@ -76,11 +76,11 @@ class TestEventRunner(test_lease.LeaseTestCase):
         outcomes = self.runner.run_due()
         self.assertEqual('failed', outcomes[0].result)
         self.assertIn('down', outcomes[0].error)
-        self.assertEqual((models.LEASE_ERROR, ['UNDONE', 'UNDONE']),
+        self.assertEqual((states.LEASE_ERROR, ['UNDONE', 'UNDONE']),
                          self.state())
         self.leases.fail = None
         self.assertEqual([('start_lease', 'done')], self.results())
-        self.assertEqual(models.LEASE_ACTIVE, self.state()[0])
+        self.assertEqual(states.LEASE_ACTIVE, self.state()[0])
 
     def test_a_bug_is_retried_too(self):
         self.leases.fail = KeyError('bug')
@@ -93,7 +93,7 @@ class TestEventRunner(test_lease.LeaseTestCase):
                             T0 + HOUR, T0 + 2 * HOUR)
         self.leases.during = steal
         self.assertEqual([('start_lease', 'taken over')], self.results())
-        self.assertEqual((models.LEASE_PENDING, ['IN_PROGRESS', 'UNDONE']),
+        self.assertEqual((states.LEASE_PENDING, ['IN_PROGRESS', 'UNDONE']),
                          self.state())
 
     def test_conflict_from_elsewhere_is_a_failure(self):
@@ -103,7 +103,7 @@ class TestEventRunner(test_lease.LeaseTestCase):
 
     def test_end_now(self):
         self.runner.end_now(self.lease)
-        self.assertEqual((models.LEASE_TERMINATED, ['UNDONE', 'DONE']),
+        self.assertEqual((states.LEASE_TERMINATED, ['UNDONE', 'DONE']),
                          self.state())
         # done already: nothing to do
         self.runner.end_now(lease_obj.get(self.db, self.lease.id))
@@ -121,5 +121,5 @@ class TestEventRunner(test_lease.LeaseTestCase):
                                                   reason='boom')
         self.assertRaises(exception.ServiceError, self.runner.end_now,
                           self.lease)
-        self.assertEqual((models.LEASE_ERROR, ['UNDONE', 'UNDONE']),
+        self.assertEqual((states.LEASE_ERROR, ['UNDONE', 'UNDONE']),
                          self.state())

@@ -5,7 +5,6 @@ import datetime
 import testtools
 
 from placement_ext import exception
-from placement_ext.db import models
 from placement_ext.decision import lease_heal
 from placement_ext.manager import heal
 from placement_ext.manager import leases as leases_wf
@@ -13,6 +12,7 @@ from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.objects import test_host
+from placement_ext.vocabulary import states
 
 T0 = datetime.datetime(2030, 1, 1)
 DAY = datetime.timedelta(days=1)
@@ -95,5 +95,5 @@ class TestHeal(testtools.TestCase):
         lease = lease_obj.get(self.db, self.lease('l', ['cn1'],
                                                   started=True))
         self.assertEqual(
-            (models.LEASE_ACTIVE, [models.RESERVATION_ACTIVE]),
+            (states.LEASE_ACTIVE, [states.RESERVATION_ACTIVE]),
             (lease.status, [r.status for r in lease.reservations]))

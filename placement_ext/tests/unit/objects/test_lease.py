@@ -6,11 +6,11 @@ import datetime
 import testtools
 
 from placement_ext import exception
-from placement_ext.db import models
-from placement_ext.decision import reservation_names as names
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.unit.objects import test_host
+from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
 T0 = datetime.datetime(2030, 1, 1, 10, 0)
 HOUR = datetime.timedelta(hours=1)
@@ -42,12 +42,12 @@ class TestLease(LeaseTestCase):
 
     def test_create_writes_slots_events_and_names(self):
         lease = self.create()
-        self.assertEqual(models.LEASE_PENDING, lease.status)
+        self.assertEqual(states.LEASE_PENDING, lease.status)
         (res,) = lease.reservations
         self.assertEqual({'cn1': 2, 'cn2': 1}, res.slots_by_host)
         self.assertEqual(names.resource_class_for(res.id), res.resource_class)
         self.assertEqual(res.id, res.flavor_id)
-        self.assertEqual(models.RESERVATION_PENDING, res.status)
+        self.assertEqual(states.RESERVATION_PENDING, res.status)
         self.assertIsNone(res.affinity)
         self.assertEqual([('start_lease', T0), ('end_lease', T0 + 2 * HOUR)],
                          [(e.event_type, e.time) for e in lease.events])
@@ -90,8 +90,8 @@ class TestLease(LeaseTestCase):
     def test_holdings_count_slots_of_live_reservations(self):
         lease = self.create()
         ended = self.create(name='ended', slots={self.cn1.id: 4})
-        lease_obj.set_status(self.db, ended.id, models.LEASE_TERMINATED,
-                             models.RESERVATION_DELETED)
+        lease_obj.set_status(self.db, ended.id, states.LEASE_TERMINATED,
+                             states.RESERVATION_DELETED)
         held = lease_obj.holdings(self.db, [self.cn1.id, self.cn2.id])
         res = lease.reservations[0]
         self.assertEqual(
@@ -135,7 +135,7 @@ class TestEvents(LeaseTestCase):
 
     def test_claim_once(self):
         claimed = self.claim(self.start)
-        self.assertEqual(models.EVENT_IN_PROGRESS, claimed.status)
+        self.assertEqual(states.EVENT_IN_PROGRESS, claimed.status)
         self.assertEqual(T0, claimed.updated_at)
         self.assertIsNone(self.claim(self.start))
         # the lease's generation moved: readers know something changed
@@ -161,11 +161,11 @@ class TestEvents(LeaseTestCase):
         self.assertRaises(exception.ConcurrentUpdate, event_obj.finish,
                           self.db, mine, lease_status='ACTIVE')
         event_obj.finish(self.db, event_obj.touch(self.db, theirs),
-                         lease_status=models.LEASE_ACTIVE,
-                         reservation_status=models.RESERVATION_ACTIVE)
+                         lease_status=states.LEASE_ACTIVE,
+                         reservation_status=states.RESERVATION_ACTIVE)
         lease = lease_obj.get(self.db, self.lease.id)
-        self.assertEqual((models.LEASE_ACTIVE, models.EVENT_DONE,
-                          models.RESERVATION_ACTIVE),
+        self.assertEqual((states.LEASE_ACTIVE, states.EVENT_DONE,
+                          states.RESERVATION_ACTIVE),
                          (lease.status, lease.events[0].status,
                           lease.reservations[0].status))
 
@@ -173,15 +173,15 @@ class TestEvents(LeaseTestCase):
         claimed = self.claim(self.start)
         event_obj.release(self.db, claimed)
         lease = lease_obj.get(self.db, self.lease.id)
-        self.assertEqual((models.LEASE_ERROR, models.EVENT_UNDONE),
+        self.assertEqual((states.LEASE_ERROR, states.EVENT_UNDONE),
                          (lease.status, lease.events[0].status))
         self.assertIsNotNone(self.claim(self.start))
 
     def test_finish_end_frees_the_slots(self):
         claimed = self.claim(self.end, now=T0 + 2 * HOUR)
         event_obj.finish(self.db, claimed,
-                         lease_status=models.LEASE_TERMINATED,
-                         reservation_status=models.RESERVATION_DELETED,
+                         lease_status=states.LEASE_TERMINATED,
+                         reservation_status=states.RESERVATION_DELETED,
                          free_slots=True)
         lease = lease_obj.get(self.db, self.lease.id)
         self.assertEqual({}, lease.reservations[0].slots_by_host)

@@ -10,8 +10,8 @@ import sqlalchemy as sa
 
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
-from placement_ext.objects import states
 from placement_ext.tests.unit.db import test_api as db_tests
+from placement_ext.vocabulary import states
 
 MINUTE = datetime.timedelta(minutes=1)
 

@@ -15,6 +15,7 @@ from placement_ext import exception
 from placement_ext.db import models
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.unit.db import test_api as db_tests
+from placement_ext.vocabulary import states
 
 
 class TestStackOwnership(db_tests.DbTestCase):
@@ -29,7 +30,7 @@ class TestStackOwnership(db_tests.DbTestCase):
 
     def test_another_vnf_cannot_take_a_stack(self):
         first = self._create()
-        self._end(first, models.STATE_COMPLETED)
+        self._end(first, states.STATE_COMPLETED)
         exc = self.assertRaises(exception.Conflict, self._create, 'vnf-b')
         self.assertIn('stack stack-1 belongs to VNF instance vnf-a',
                       exc.detail)
@@ -41,19 +42,19 @@ class TestStackOwnership(db_tests.DbTestCase):
                                 kind='HEAL')
         self.assertIn(f'operation {first.id} (INSTANTIATE, STARTING) is '
                       f'changing stack stack-1', exc.detail)
-        self._end(first, models.STATE_COMPLETED)
+        self._end(first, states.STATE_COMPLETED)
         second = self._create(kind='HEAL')
         self.assertEqual([first.id, second.id], self._operation_ids())
 
     def test_a_failed_temp_operation_is_superseded_then_not_retried(self):
-        first = self._end(self._create(), models.STATE_FAILED_TEMP)
+        first = self._end(self._create(), states.STATE_FAILED_TEMP)
         second = self._create()
         exc = self.assertRaises(exception.Conflict, op_obj.retry, self.db,
                                 first)
         self.assertIn(f'operation {second.id} took stack stack-1 after '
                       f'{first.id} failed', exc.detail)
-        self._end(second, models.STATE_FAILED_TEMP)
-        self.assertEqual(models.STATE_PROCESSING,
+        self._end(second, states.STATE_FAILED_TEMP)
+        self.assertEqual(states.STATE_PROCESSING,
                          op_obj.retry(self.db, op_obj.get(
                              self.db, second.id)).state)
 

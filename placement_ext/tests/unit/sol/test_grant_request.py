@@ -7,9 +7,9 @@ import testtools
 
 from placement_ext import exception
 from placement_ext.schemas import sol003
-from placement_ext.sol import enums
 from placement_ext.sol import grant_request as gr
 from placement_ext.sol import placement_constraint as pc
+from placement_ext.vocabulary import sol_enums
 
 DOC = {
     'vnfInstanceId': 'inst-1', 'vnfLcmOpOccId': 'op-1', 'vnfdId': 'vnfd-1',
@@ -126,7 +126,7 @@ class TestPlacementConstraint(testtools.TestCase):
 
     def test_builders_renamed_and_describe(self):
         constraint = pc.PlacementConstraint(
-            affinity_or_anti_affinity=enums.AFFINITY, scope=enums.ZONE,
+            affinity_or_anti_affinity=sol_enums.AFFINITY, scope=sol_enums.ZONE,
             resource=(pc.ConstraintResourceRef.grant('g1'),
                       pc.ConstraintResourceRef.res_mgmt('srv', 'vim-1')))
         self.assertFalse(constraint.best_effort)  # absent = false

@@ -15,6 +15,7 @@ from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.adapters.blazar import fakes
 from placement_ext.tests.unit.objects import test_host
+from placement_ext.vocabulary import states
 
 RES = '4d17d41a-830d-47b2-91c7-4f9fc0ae611e'
 START = datetime.datetime(2030, 1, 1, 10, 0)
@@ -202,7 +203,7 @@ class TestStartEnd(AdapterTestCase):
         resource_id = self.reserve()
         self.adapter.start(resource_id)
         lease = lease_obj.find(self.db, RES)
-        self.assertEqual(models.LEASE_ACTIVE, lease.status)
+        self.assertEqual(states.LEASE_ACTIVE, lease.status)
         self.adapter.end(resource_id)
         self.assertEqual(['create', 'start', 'end'],
                          [c[0] for c in self.leases.calls])
@@ -236,8 +237,8 @@ class TestStartEnd(AdapterTestCase):
         with self.db.writer() as session:
             session.execute(models.InstanceReservation.__table__.update()
                             .values(affinity=False))
-        lease_obj.set_status(self.db, res.lease_id, models.LEASE_ACTIVE,
-                             models.RESERVATION_ACTIVE)
+        lease_obj.set_status(self.db, res.lease_id, states.LEASE_ACTIVE,
+                             states.RESERVATION_ACTIVE)
         self.assertEqual([RES], self.adapter.ensure_server_groups())
         self.assertEqual('g-new', self.blazar.instance_reservation_get(
             resource_id)['server_group_id'])

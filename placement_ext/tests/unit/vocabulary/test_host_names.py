@@ -1,7 +1,7 @@
 import testtools
 
 from placement_ext import exception
-from placement_ext.decision import host_names
+from placement_ext.vocabulary import host_names
 
 NODES = [('node-a', 'svc-1'), ('node-b', 'svc-2'), ('node-c', 'svc-2')]
 

@@ -1,7 +1,7 @@
 import testtools
 
 from placement_ext import exception
-from placement_ext.decision import reservation_names as names
+from placement_ext.vocabulary import reservation_names as names
 
 RID = '4d17d41a-830d-47b2-91c7-4f9fc0ae611e'
 RC = 'CUSTOM_RESERVATION_4D17D41A_830D_47B2_91C7_4F9FC0AE611E'
