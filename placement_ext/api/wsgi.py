@@ -8,7 +8,7 @@ the same way:
 - the order of work on a request: the declared body size is checked
   first, then the caller's credentials, then the route's handler, so an
   unauthenticated caller can make us neither read nor keep a large body
-  (the server, :class:`placement_ext.service.HttpServer`, has already
+  (the server, :class:`placement_ext.api.server.HttpServer`, has already
   bounded time, connections and the body size on the wire);
 - the body read and decoded once (:func:`read_json`, :func:`read_form`),
   with the API's size limit; JSON nested too deeply is a ``400``;
@@ -90,11 +90,6 @@ class ApiError(Exception):
                        if isinstance(exc, kind)), 500)
         return cls(status, exc.detail, title=exc.title, code=exc.code,
                    field=getattr(exc, 'field', None))
-
-
-def status_of(exc: exception.PlacementExtError) -> int:
-    """The HTTP status an error of ours is answered with."""
-    return ApiError.of(exc).status
 
 
 def error_response(error: ApiError, style: str) -> webob.Response:

@@ -10,7 +10,7 @@ from oslo_config import cfg
 
 def server_opts(service: str, max_body_size: int) -> list[cfg.Opt]:
     """The options of ``service``'s WSGI server; see
-    :class:`placement_ext.service.HttpServer`."""
+    :class:`placement_ext.api.server.HttpServer`."""
     return [
         cfg.IntOpt('api_workers', default=8, min=1, max=256,
                    help=f'Requests {service} handles at once (the '

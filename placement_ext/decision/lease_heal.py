@@ -25,7 +25,7 @@ class Held:
     hosts: frozenset[str]       # hypervisor hostnames of its slots
     start: datetime.datetime    # its lease's period
     end: datetime.datetime
-    started: bool               # its lease is ACTIVE
+    started: bool               # the reservation's status is active
 
 
 def hosts_to_retire(reservable: Iterable[str],

@@ -149,10 +149,6 @@ class NovaDriver:
 
     # -- servers --------------------------------------------------------------
 
-    def server_host(self, server_id: str) -> str | None:
-        """The compute host of a server (admin only), or None."""
-        return self.server_node(server_id)[0]
-
     def server_node(self, server_id: str) -> tuple[str | None, str | None]:
         """The compute service host and the hypervisor hostname (the
         compute node's name) of a server (admin only), or Nones."""

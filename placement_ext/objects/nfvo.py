@@ -64,20 +64,6 @@ def get_grant(database: db_api.Database, grant_id: str) -> dict:
         return row.grant_body
 
 
-def grants_for(database: db_api.Database, vnf_instance_id: str
-               ) -> list[dict]:
-    """The Grants given for a VNF instance, oldest first, each
-    ``{"id", "vnfLcmOpOccId", "operation", "request", "grant"}``."""
-    with database.reader() as session:
-        rows = session.scalars(
-            sa.select(models.NfvoGrant)
-            .where(models.NfvoGrant.vnf_instance_id == vnf_instance_id)
-            .order_by(models.NfvoGrant.created_at)).all()
-        return [{'id': row.id, 'vnfLcmOpOccId': row.vnf_lcm_op_occ_id,
-                 'operation': row.operation, 'request': row.grant_request,
-                 'grant': row.grant_body} for row in rows]
-
-
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode('utf-8', 'surrogatepass')) \
         .hexdigest()

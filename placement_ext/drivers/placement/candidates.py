@@ -223,13 +223,6 @@ class Candidate:
             a.provider_uuid for a in self.allocations
             if resource_class is None or a.resource_class == resource_class}))
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
-        """provider -> {resource class: amount}, PUT /allocations style."""
-        out: dict[str, dict[str, int]] = {}
-        for a in self.allocations:
-            out.setdefault(a.provider_uuid, {})[a.resource_class] = a.amount
-        return out
-
 
 @dataclasses.dataclass(frozen=True)
 class Usage:

@@ -11,8 +11,9 @@ import configparser
 import pathlib
 
 import requests
+import sqlalchemy as sa
 
-from placement_ext.objects import nfvo as nfvo_obj
+from placement_ext.db import models
 from placement_ext.tests.fixtures import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
@@ -126,15 +127,19 @@ class TestWithOurNfvoInFrontOfTacker(base.TackerTestCase):
 
         # the Grant is in the database, and served after a restart of
         # placement-ext-nfvo (as by any other process on that database)
-        [given] = nfvo_obj.grants_for(self.db, inst_id)
-        self.assertEqual('INSTANTIATE', given['operation'])
+        grant = models.NfvoGrant
+        with self.db.reader() as session:
+            [given] = session.execute(
+                sa.select(grant.id, grant.operation, grant.grant_body)
+                .where(grant.vnf_instance_id == inst_id)).all()
+        self.assertEqual('INSTANTIATE', given.operation)
         result = fixture.run_minicloud('addon', 'restart', 'tacker',
                                        'placement-ext-nfvo', timeout=300)
         self.assertEqual(0, result.returncode, result.stdout)
         url = self.addon['urls']['nfvo']
-        reply = requests.get(f'{url}/grant/v1/grants/{given["id"]}',
+        reply = requests.get(f'{url}/grant/v1/grants/{given.id}',
                              headers=self._nfvo_token(url), timeout=60)
-        self.assertEqual((200, given['grant']), (reply.status_code,
+        self.assertEqual((200, given.grant_body), (reply.status_code,
                                                  reply.json()))
 
     def _nfvo_token(self, url):

@@ -157,7 +157,7 @@ class TestStatus(testtools.TestCase):
                 (exception.ServiceError(service='s', reason='r'), 502),
                 (exception.Forbidden(service='s', reason='r'), 502),
                 (exception.StackFailed(reason='r'), 500)):
-            self.assertEqual(status, wsgi.status_of(error), error)
+            self.assertEqual(status, wsgi.ApiError.of(error).status, error)
 
     def test_an_unexpected_error_is_500_without_detail(self):
         def boom(request):

@@ -149,8 +149,9 @@ class TestResults(testtools.TestCase):
         self.assertEqual({'': (fakes.NUMA1_1, fakes.CN1)}, first.mappings)
         self.assertEqual({}, second.mappings)
         self.assertEqual((fakes.NUMA1_2,), second.providers('VCPU'))
-        self.assertEqual({fakes.NUMA1_2: {'VCPU': 1},
-                          fakes.CN1: {'DISK_GB': 50}}, second.as_dict())
+        self.assertEqual({ac.Allocation(fakes.NUMA1_2, 'VCPU', 1),
+                          ac.Allocation(fakes.CN1, 'DISK_GB', 50)},
+                         set(second.allocations))
 
     def test_provider_summaries(self):
         result = ac.AllocationCandidates.from_json(self._body(), '1.31')

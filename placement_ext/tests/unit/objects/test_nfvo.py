@@ -43,8 +43,13 @@ class TestGrants(testtools.TestCase):
         nfvo.save_grant(db, 'g2', dict(REQUEST, operation='SCALE'),
                         {'id': 'g2'})
         self.assertEqual({'id': 'g2'}, nfvo.get_grant(db, 'g2'))
+        grant = models.NfvoGrant
+        with db.reader() as session:
+            kept = session.execute(
+                sa.select(grant.id, grant.operation, grant.vnf_lcm_op_occ_id)
+                .where(grant.vnf_instance_id == 'inst-1')
+                .order_by(grant.created_at)).all()
         self.assertEqual(
             [('g1', 'INSTANTIATE', 'occ-1'), ('g2', 'SCALE', 'occ-1')],
-            [(g['id'], g['operation'], g['vnfLcmOpOccId'])
-             for g in nfvo.grants_for(db, 'inst-1')])
+            [tuple(row) for row in kept])
         self.assertRaises(exception.NotFound, nfvo.get_grant, db, 'nope')
