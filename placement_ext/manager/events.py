@@ -20,7 +20,7 @@ from oslo_log import log as logging
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import leases
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.vocabulary import states
@@ -67,7 +67,7 @@ class EventRunner:
         progress is taken over.
     """
 
-    def __init__(self, database: db_api.Database, leases: leases_wf.Leases,
+    def __init__(self, database: db_api.Database, leases: leases.Leases,
                  stale_after: float,
                  clock: Callable[[], datetime.datetime] = models.utcnow
                  ) -> None:
@@ -149,7 +149,7 @@ class EventRunner:
                      lease.id)
             return SKIPPED, lease.status, None, False
         self.leases.start(lease, progress)
-        return (DONE, *leases_wf.STARTED, False)
+        return (DONE, *leases.STARTED, False)
 
     def _failed(self, progress: _Progress, exc: Exception,
                 reraise: bool) -> Outcome:

@@ -16,7 +16,7 @@ from oslo_log import log as logging
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.decision import lease_heal
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import leases
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.vocabulary import states
@@ -24,7 +24,7 @@ from placement_ext.vocabulary import states
 LOG = logging.getLogger(__name__)
 
 
-def heal(database: db_api.Database, leases: leases_wf.Leases,
+def heal(database: db_api.Database, leases: leases.Leases,
          failed: Set[str], begin: datetime.datetime,
          end: datetime.datetime,
          on_moved: Callable[[lease_obj.Lease], None] = lambda _lease: None
@@ -63,7 +63,7 @@ def retire(database: db_api.Database, failed: Set[str]) -> None:
         host_obj.set_reservable(database, hosts[name], False)
 
 
-def _move(leases: leases_wf.Leases, lease: lease_obj.Lease,
+def _move(leases: leases.Leases, lease: lease_obj.Lease,
           on_moved: Callable[[lease_obj.Lease], None]) -> bool:
     try:
         moved = leases.update(lease, {}, moves=True)

@@ -51,7 +51,7 @@ from placement_ext.decision import lease_servers
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import capacity_inputs as inputs
-from placement_ext.manager import hosts as hosts_wf
+from placement_ext.manager import hosts
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.schemas import reservation as schema
@@ -117,7 +117,7 @@ class Leases:
     def __init__(self, database: db_api.Database,
                  nova: nova_driver.NovaDriver,
                  placement: reservation_reads.ReservationPlacement,
-                 hosts: hosts_wf.Hosts, timeouts: Timeouts = Timeouts(),
+                 hosts: hosts.Hosts, timeouts: Timeouts = Timeouts(),
                  clock: Callable[[], datetime.datetime] = models.utcnow,
                  group_nova: GroupNova | None = None) -> None:
         """:param group_nova: the Nova driver that makes a lease's server

@@ -4,7 +4,7 @@ Hosts and leases of instance reservations (python-blazarclient's
 ``host-*`` and ``lease-*`` commands), each validated with a versioned
 schema; the work is done by :class:`placement_ext.manager.reservations.
 Reservations`. The diagnostic ``ping`` and ``echo`` come from
-:class:`placement_ext.rpc.Endpoint`. ``_process_events`` is the
+:class:`placement_ext.rpc.Endpoint`. ``process_events`` is the
 periodic task, not an RPC method.
 """
 
@@ -140,7 +140,9 @@ class ReservationManager(rpc.Endpoint):
 
     # -- periodic task (not RPC) ---------------------------------------------
 
-    def _process_events(self, context: pe_context.RequestContext) -> None:
+    def process_events(self, context: pe_context.RequestContext) -> None:
+        """Start and end the leases whose time has come: the periodic
+        task of manager/service.py, refused over RPC (no schema)."""
         # Nova and Placement clients are built only when there is work:
         # a manager without [nova]/[placement] settings (embedded in a
         # CLI run that has nothing to do with leases) stays quiet.

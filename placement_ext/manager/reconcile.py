@@ -20,8 +20,8 @@ from placement_ext.db import api as db_api
 from placement_ext.decision import reservation_drift as drift
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers.placement import reservation_reads
-from placement_ext.manager import hosts as hosts_wf
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import hosts
+from placement_ext.manager import leases
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.vocabulary import reservation_names as names
@@ -34,7 +34,7 @@ class Reconciler:
     def __init__(self, database: db_api.Database,
                  nova: nova_driver.NovaDriver,
                  placement: reservation_reads.ReservationPlacement,
-                 hosts: hosts_wf.Hosts, leases: leases_wf.Leases) -> None:
+                 hosts: hosts.Hosts, leases: leases.Leases) -> None:
         self.database = database
         self.nova = nova
         self.placement = placement
@@ -124,8 +124,8 @@ class Reconciler:
                     'error': f'lease {owner} changed meanwhile; run '
                              f'reconcile again'}
         try:
-            getattr(self, '_' + finding.repair)(observed, leases,
-                                                *finding.args)
+            self.REPAIRS[finding.repair](self, observed, leases,
+                                         *finding.args)
         except exception.PlacementExtError as exc:
             LOG.warning('Reconcile: %(kind)s %(subject)s not repaired: '
                         '%(error)s', {'kind': finding.kind,
@@ -137,7 +137,7 @@ class Reconciler:
                   'repair': finding.repair})
         return {'repaired': True}
 
-    # -- repairs, named after drift.REPAIRS ----------------------------------
+    # -- repairs: drift.REPAIRS, run through REPAIRS below -------------------
 
     def _create_provider(self, observed: drift.Observed, leases: dict,
                          hostname: str) -> None:
@@ -190,6 +190,19 @@ class Reconciler:
                           service_host: str) -> None:
         self.nova.remove_host_from_aggregate(self.hosts.freepool,
                                              service_host)
+
+    # each name of drift.REPAIRS -> the method that runs it
+    REPAIRS = {
+        'create_provider': _create_provider,
+        'delete_inventory': _delete_inventory,
+        'set_inventory': _set_inventory,
+        'delete_class': _delete_class,
+        'create_class': _create_class,
+        'delete_flavor': _delete_flavor,
+        'create_flavor': _create_flavor,
+        'add_to_pool': _add_to_pool,
+        'remove_from_pool': _remove_from_pool,
+    }
 
 
 def _host_record(host: host_obj.Host) -> drift.HostRecord:

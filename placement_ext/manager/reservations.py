@@ -23,11 +23,10 @@ from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import events
-from placement_ext.manager import heal as heal_wf
-from placement_ext.manager import hosts as hosts_wf
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import heal
+from placement_ext.manager import hosts
+from placement_ext.manager import leases
 from placement_ext.manager import reconcile
-from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 
 
@@ -62,17 +61,17 @@ class Reservations:
                  placement: placement_driver.PlacementDriver,
                  settings: Settings = Settings(),
                  clock: Callable[[], datetime.datetime] = models.utcnow,
-                 group_nova: leases_wf.GroupNova | None = None) -> None:
+                 group_nova: leases.GroupNova | None = None) -> None:
         self.database = database
         self.nova = nova
         self.placement = reservation_reads.ReservationPlacement(
             placement, max_attempts=settings.inventory_conflict_retries,
             max_wait=settings.inventory_conflict_max_wait)
-        self.hosts = hosts_wf.Hosts(database, nova, self.placement,
+        self.hosts = hosts.Hosts(database, nova, self.placement,
                                     settings.freepool)
-        self.leases = leases_wf.Leases(
+        self.leases = leases.Leases(
             database, nova, self.placement, self.hosts,
-            leases_wf.Timeouts(settings.server_delete_timeout,
+            leases.Timeouts(settings.server_delete_timeout,
                                settings.server_poll_interval), clock,
             group_nova)
         self.events = events.EventRunner(database, self.leases,
@@ -83,7 +82,7 @@ class Reservations:
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, database: db_api.Database,
                   group_nova: Callable[[nova_driver.NovaDriver],
-                                       leases_wf.GroupNova] | None = None
+                                       leases.GroupNova] | None = None
                   ) -> 'Reservations':
         """Drivers from ``[nova]`` and ``[placement]``.
 
@@ -104,11 +103,8 @@ class Reservations:
         self.events.end_now(lease)
         lease_obj.delete(self.database, lease.id)
 
-    def find_host(self, ref: str) -> host_obj.Host:
-        return host_obj.find(self.database, ref)
-
     def heal(self, failed: Set[str], begin: datetime.datetime,
              end: datetime.datetime) -> dict[str, str]:
         """Retire the failed hosts and move the slots held there during
         [begin, end); see :func:`placement_ext.manager.heal.heal`."""
-        return heal_wf.heal(self.database, self.leases, failed, begin, end)
+        return heal.heal(self.database, self.leases, failed, begin, end)

@@ -18,5 +18,5 @@ def create_service(conf: cfg.ConfigOpts,
     endpoint = manager.ReservationManager(conf, host, database)
     svc = service.for_endpoint(conf, transport, host, endpoint)
     svc.add_periodic_task(EVENT_TASK, conf.manager.event_interval,
-                          endpoint._process_events)
+                          endpoint.process_events)
     return svc

@@ -46,7 +46,7 @@ from oslo_utils import timeutils
 from placement_ext import exception
 from placement_ext.adapters.blazar import compat
 from placement_ext.adapters.blazar import translate
-from placement_ext.adapters.blazar import workflows as adapter_wf
+from placement_ext.adapters.blazar import workflows
 
 # another Blazar release: refuse to load, naming the supported ones
 compat.require()
@@ -133,7 +133,7 @@ class InstancePlugin(base.BasePlugin):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._adapter: adapter_wf.BlazarReservations | None = None
+        self._adapter: workflows.BlazarReservations | None = None
         # Blazar's host monitor heals through the instance plugin
         self.monitor = host_plugin.PhysicalHostMonitorPlugin()
         self.monitor.register_healing_handler(self.heal_reservations)
@@ -152,16 +152,16 @@ class InstancePlugin(base.BasePlugin):
 
     def _recover_forever(self) -> None:
         while True:
-            time.sleep(adapter_wf.RECOVERY_INTERVAL)
+            time.sleep(workflows.RECOVERY_INTERVAL)
             try:
                 self._workflows().recover_interrupted_events()
             except Exception:   # noqa: BLE001 - the next round retries
                 LOG.exception('Looking for interrupted lease events')
 
-    def _workflows(self) -> 'adapter_wf.BlazarReservations':
+    def _workflows(self) -> 'workflows.BlazarReservations':
         with self._lock:
             if self._adapter is None:
-                self._adapter = adapter_wf.BlazarReservations.from_conf(
+                self._adapter = workflows.BlazarReservations.from_conf(
                     placement_ext_conf(self.resource_type), blazar_db,
                     owner_token)
             return self._adapter

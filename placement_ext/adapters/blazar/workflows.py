@@ -20,8 +20,8 @@ from placement_ext.db import migration
 from placement_ext.db import models
 from placement_ext.decision import lease_heal
 from placement_ext.drivers import nova as nova_driver
-from placement_ext.manager import heal as heal_wf
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import heal
+from placement_ext.manager import leases
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
@@ -54,7 +54,7 @@ def _changed(row: dict, default: datetime.datetime) -> datetime.datetime:
 
 
 def owner_nova(token: Callable[[lease_obj.Lease], str | None]
-               ) -> Callable[[nova_driver.NovaDriver], leases_wf.GroupNova]:
+               ) -> Callable[[nova_driver.NovaDriver], leases.GroupNova]:
     """Server groups made with a token of the lease's project (Blazar's
     current context, or the lease's trust), so that they belong to that
     project as upstream's do: Nova only accepts a group of the booting
@@ -62,7 +62,7 @@ def owner_nova(token: Callable[[lease_obj.Lease], str | None]
 
     :param token: the lease owner's token, or None.
     """
-    def bind(nova: nova_driver.NovaDriver) -> leases_wf.GroupNova:
+    def bind(nova: nova_driver.NovaDriver) -> leases.GroupNova:
         def for_lease(lease: lease_obj.Lease
                       ) -> nova_driver.NovaDriver | None:
             owner = token(lease)
@@ -222,7 +222,7 @@ class BlazarReservations:
         lease = self._lease_of(resource_id)
         self.workflows.leases.start(
             lease, self._event_progress(lease, 'start_lease'))
-        leases_wf.mark_started(self.database, lease.id)
+        leases.mark_started(self.database, lease.id)
         self._mirror_group(lease_obj.get(self.database,
                                          lease.id).reservations[0])
 
@@ -316,7 +316,7 @@ class BlazarReservations:
             for a started one that moved, ``missing_resources`` for one
             that cannot be honoured any more (the log says why).
         """
-        outcomes = heal_wf.heal(
+        outcomes = heal.heal(
             self.database, self.workflows.leases,
             {h['hypervisor_hostname'] for h in failed_hosts}, begin, end,
             on_moved=lambda lease: self._mirror(lease.reservations[0]))
@@ -326,7 +326,7 @@ class BlazarReservations:
     # -- start-up ----------------------------------------------------------
 
     def _event_progress(self, lease: lease_obj.Lease,
-                        event_type: str) -> leases_wf.Progress:
+                        event_type: str) -> leases.Progress:
         """Progress of the Blazar event running ``lease``'s start or
         end: each step moves the event's ``updated_at`` (at most every
         :data:`_TOUCH_EVERY`), so no manager takes a live event over

@@ -210,7 +210,7 @@ class TestInProcessServices(RabbitTestCase):
         # over a real broker, as a hostile client would: attributes and
         # periodic tasks of the endpoint are not part of the API
         for name in ('conf', 'heartbeat', 'adopt_operations', 'host',
-                     'target', 'database', 'SERVICE', '_process_events'):
+                     'target', 'database', 'SERVICE', 'process_events'):
             exc = self.assertRaises(exception.ServiceError, api._call,
                                     self.context, name, timeout=WAIT)
             self.assertIn('NoSuchMethod', exc.detail)

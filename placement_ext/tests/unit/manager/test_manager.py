@@ -144,7 +144,7 @@ class TestEventTask(ManagerTestCase):
 
     def test_no_due_event_builds_nothing(self):
         endpoint = manager.ReservationManager(self.conf, 'h', self.db)
-        endpoint._process_events(self.context)     # no [nova] settings
+        endpoint.process_events(self.context)     # no [nova] settings
         self.assertIsNone(endpoint._reservations)
 
     def test_due_events_are_run(self):
@@ -152,7 +152,7 @@ class TestEventTask(ManagerTestCase):
             event_obj, 'due_events', return_value=['due']))
         self.workflows.events.run_due.answer = [types.SimpleNamespace(
             lease_id='l', event_type='start_lease', result='done')]
-        self.endpoint._process_events(self.context)
+        self.endpoint.process_events(self.context)
         self.assertEqual(1, len(self.workflows.events.run_due.calls))
 
     def test_service_registers_the_event_task(self):

@@ -97,7 +97,7 @@ class TestRoundTrip(base.TestCase):
         # calling ``conf`` used to re-parse and wipe the configuration
         not_api = ('conf', 'host', 'database', 'target', 'SERVICE',
                    'heartbeat', 'adopt_operations', 'zone_source',
-                   '_drive', '_workflows', '_process_events', '__init__',
+                   '_drive', '_workflows', 'process_events', '__init__',
                    '__class__', '__repr__', '__getattribute__')
         state_path = self.conf.state_path
         for name, api in self._apis():
