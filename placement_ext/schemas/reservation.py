@@ -13,8 +13,8 @@ import re
 
 from placement_ext import exception
 from placement_ext.schemas import validate as schema_validate
+from placement_ext.vocabulary import states
 
-RESOURCE_TYPE = 'virtual:instance'
 # Integer columns of the reservation tables (blazar bug #1807101).
 MAX_INT = 2 ** 31 - 1
 # Blazar's `affinity` column is nullable: None = no policy.
@@ -39,7 +39,8 @@ def _count(minimum: int) -> dict:
 RESERVATION_V1_0 = {
     'type': 'object',
     'properties': {
-        'resource_type': {'type': 'string', 'const': RESOURCE_TYPE},
+        'resource_type': {'type': 'string',
+                          'const': states.RESOURCE_TYPE_INSTANCE},
         'amount': _count(1),
         'vcpus': _count(1),
         'memory_mb': _count(1),

@@ -47,6 +47,7 @@ from placement_ext import exception
 from placement_ext.adapters.blazar import compat
 from placement_ext.adapters.blazar import translate
 from placement_ext.adapters.blazar import workflows
+from placement_ext.vocabulary import states
 
 # another Blazar release: refuse to load, naming the supported ones
 compat.require()
@@ -125,7 +126,7 @@ def owner_token(lease: object) -> str | None:
 class InstancePlugin(base.BasePlugin):
     """``virtual:instance`` reservations by placement_ext."""
 
-    resource_type = translate.schema.RESOURCE_TYPE
+    resource_type = states.RESOURCE_TYPE_INSTANCE
     title = 'placement_ext instance reservations'
     description = ('Instance reservations through Placement: no '
                    'overbooking, any affinity, more instances than hosts.')

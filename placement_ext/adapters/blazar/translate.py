@@ -23,6 +23,7 @@ from oslo_config import cfg
 from placement_ext import conf as pe_conf
 from placement_ext import exception
 from placement_ext.schemas import reservation as schema
+from placement_ext.vocabulary import states
 
 # Blazar's instance reservation fields that our request carries.
 RESOURCE_FIELDS = ('amount', 'vcpus', 'memory_mb', 'disk_gb')
@@ -38,7 +39,7 @@ def reservation_request(values: Mapping) -> dict:
     The CLI sends numbers as strings and affinity as ``True``/``False``/
     ``None`` strings; our schema says what is wrong with anything else.
     """
-    request = {'resource_type': schema.RESOURCE_TYPE}
+    request = {'resource_type': states.RESOURCE_TYPE_INSTANCE}
     for field in RESOURCE_FIELDS:
         value = values.get(field)
         if isinstance(value, str) and value.strip().isdigit():

@@ -413,5 +413,5 @@ class BlazarReservations:
 
     @staticmethod
     def _all_ours(lease: dict) -> bool:
-        return all(r['resource_type'] == translate.schema.RESOURCE_TYPE
+        return all(r['resource_type'] == states.RESOURCE_TYPE_INSTANCE
                    for r in lease.get('reservations') or ())
