@@ -372,7 +372,8 @@ class LifecycleRunner:
         # the embedded cloud). Either way the failed event says why,
         # unless the reason given is already a capacity failure (Tacker
         # read the event before handing its failed try to us).
-        if self._settings.capacity_error.search(outcome.reason):
+        if heat_failure.is_capacity(outcome.reason,
+                                   self._settings.capacity_error):
             return outcome.reason
         if outcome.status.startswith('ROLLBACK') or \
                 _SIBLING_CANCELLED.search(outcome.reason):

@@ -19,7 +19,10 @@ GROUP = cfg.OptGroup(
          'availability zone is reselected when a Heat stack create or '
          'update fails for lack of capacity.')
 
-# Matches, anywhere in a Heat stack_status_reason or event reason:
+# Applied with re.match, as Tacker applies its pattern (so an operator's
+# pattern written for Tacker classifies the same texts); the leading
+# "(?s).*?" lets ours find the capacity text anywhere. Matches, in a Heat
+# stack_status_reason or event reason:
 #   ... ResourceInError: resources.VDU1: Went to status ERROR due to
 #       "Message: No valid host was found. , Code: 500"
 #   ... "Message: No valid host was found. There are not enough hosts
@@ -31,7 +34,8 @@ GROUP = cfg.OptGroup(
 # "Resource UPDATE failed: resources.VDU1-0: Resource CREATE failed: ..."
 # form of a stack update.
 DEFAULT_AZ_RESOURCE_ERROR = (
-    r'ResourceInError: resources[.\[][^:]+: Went to status ERROR due to '
+    r'(?s).*?ResourceInError: resources[.\[][^:]+: Went to status ERROR '
+    r'due to '
     r'"Message: (No valid host was found\.|Exceeded maximum number of '
     r'retries\. Exhausted all hosts available for retrying build failures '
     r'for instance)')
@@ -53,26 +57,37 @@ it per constraint.
         min=0,
         help="""
 Maximum number of availability zone reselections for one lifecycle
-operation (instantiate, heal or scale out). 0 means no upper limit: zones
-are tried until no candidate is left or ``placement_az_select_timeout``
-expires. Set a limit when the cloud has many zones and a long failing
-operation is worse than an early failure.
+operation (instantiate, heal or scale out). 0 means no upper limit, as
+Tacker's help and the specification say: zones are tried until no
+candidate is left or ``placement_az_select_timeout`` expires. (Tacker's
+code stops after as many tries as there are zones; here a zone where a
+VNFC failed is never tried again for it, so the count is the same in
+practice, and the deadline bounds the time as well.) Set a limit when
+the cloud has many zones and a long failing operation is worse than an
+early failure.
 """),
     cfg.Opt(
         'placement_az_resource_error',
         type=types.Regex(),
         default=DEFAULT_AZ_RESOURCE_ERROR,
         help="""
-Regular expression (Python syntax, searched anywhere in the text) that
-classifies a Heat stack failure reason as "insufficient resources in the
-availability zone", which triggers zone reselection. Any other failure
-fails the operation at once with Heat's text. The default matches Nova's
-"No valid host was found" (with or without "There are not enough hosts
-available") and "Exceeded maximum number of retries. Exhausted all hosts
-available ...", in the plain (``resources.VDU1``) and nested
-(``resources.VDU1-1.resources.VDU``) forms of stack create and update.
-A broader pattern such as ``Resource CREATE failed:`` reselects on more
-errors at the risk of moving for a fault that a move cannot fix. An
+Regular expression (Python syntax) that classifies a Heat stack failure
+reason as "insufficient resources in the availability zone", which
+triggers zone reselection. Any other failure fails the operation at once
+with Heat's text. As in Tacker, the pattern must match at the start of the
+text (``re.match``), so a pattern written for Tacker, such as
+``Resource CREATE failed:(.*)``, classifies the same texts here; begin it
+with ``.*`` to find a text anywhere. When Heat rolled the stack back, the
+text is the failed resource's event reason (``ResourceInError:
+resources.VDU1: ...``, without the ``Resource CREATE failed:`` prefix).
+The default differs from Tacker's on purpose: Tacker's reselects on any
+``ResourceInError`` (a missing image, a port or volume error), which a
+move to another zone cannot fix; ours matches, anywhere in the text,
+only Nova's "No valid host was found" (with or without "There are not
+enough hosts available") and "Exceeded maximum number of retries.
+Exhausted all hosts available ...", in the plain (``resources.VDU1``) and
+nested (``resources.VDU1-1.resources.VDU``) forms of stack create and
+update. Tacker's own default may be set here to get Tacker's behaviour. An
 invalid pattern is refused at start-up.
 """),
     cfg.StrOpt(

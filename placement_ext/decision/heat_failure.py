@@ -8,9 +8,10 @@ pattern; nothing is read from configuration or from Heat here.
 ``classify(reason, capacity_error, known_vdus)`` returns a
 :class:`HeatFailure`:
 
-* ``is_capacity``: the pattern is found anywhere in the text
-  (``re.search``), i.e. the zone lacked resources and another zone may
-  succeed. Anything else must fail the operation at once with Heat's text.
+* ``is_capacity``: the pattern matches at the start of the text
+  (``re.match``, as Tacker applies the option), i.e. the zone lacked
+  resources and another zone may succeed. Anything else must fail the
+  operation at once with Heat's text.
 * ``vdu_id``: the top-level VDU that failed, as named in the placement
   map (``VDU1-1``), or None when the text names none.
 * ``resource_path``: every resource named on the way down, outermost
@@ -77,9 +78,15 @@ def classify(reason: str | None, capacity_error: re.Pattern,
     path = resource_path(text)
     return HeatFailure(
         raw=text,
-        is_capacity=bool(text) and capacity_error.search(text) is not None,
+        is_capacity=is_capacity(text, capacity_error),
         vdu_id=_vdu_id(path, known_vdus),
         resource_path=path)
+
+
+def is_capacity(text: str | None, capacity_error: re.Pattern) -> bool:
+    """Whether ``placement_az_resource_error`` classifies the text as a
+    capacity failure: matched from its start, as Tacker matches it."""
+    return bool(text) and capacity_error.match(text) is not None
 
 
 def resource_path(text: str) -> tuple[str, ...]:

@@ -97,28 +97,39 @@ class HeatDriver:
             return dict(ended)
         stack = self._find(name)
         if stack is not None and not \
-                stack['stack_status'].endswith('_IN_PROGRESS'):
+                stack['stack_status'].endswith('_IN_PROGRESS') and \
+                stack['stack_status'] not in STACK_GONE:
             self._ended[stack_name] = (self._clock(), dict(stack))
         return stack
 
     def _find(self, name: str) -> dict | None:
-        known = next((path for path in self._paths.values()
-                      if path.split('/', 1)[0] == name), None)
-        if known:
-            try:
-                stack = self._show(known)
-                # by id Heat also shows a deleted stack: the name may
-                # have been given to a new one since
-                if stack['stack_status'] not in STACK_GONE:
-                    return stack
-            except exception.NotFound:
-                pass
-            self._paths = {k: v for k, v in self._paths.items()
-                           if v != known}
+        bare = name.split('/', 1)[0]
+        path = name if '/' in name else next(
+            (path for path in self._paths.values()
+             if path.split('/', 1)[0] == bare), None)
+        if path:
+            stack = self._live(path)
+            if stack is not None:
+                return stack
         try:
-            return self._show(name)
+            return self._show(bare)
         except exception.NotFound:
             return None
+
+    def _live(self, path: str) -> dict | None:
+        """The stack at ``name/id``, or None once it is deleted: by id
+        Heat also shows a deleted stack, and its name may have been given
+        to a new one since (Tacker's heal with ``additionalParams``
+        ``all: true`` deletes the stack, creates another under the same
+        name, then names the old id)."""
+        try:
+            stack = self._show(path)
+            if stack['stack_status'] not in STACK_GONE:
+                return stack
+        except exception.NotFound:
+            pass
+        self._paths = {k: v for k, v in self._paths.items() if v != path}
+        return None
 
     def _show(self, ref: str) -> dict:
         # outputs are never read here; resolving them costs heat-engine

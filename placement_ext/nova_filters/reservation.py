@@ -8,15 +8,31 @@ nova-scheduler's PYTHONPATH). It replaces upstream's BlazarFilter: free-
 pool hosts take only reserved instances, a host lease's hosts only its
 project's servers (with the ``reservation`` hint).
 
-The rule itself is :func:`placement_ext.nova_filters.rules.host_passes`.
+The rule itself is :func:`placement_ext.nova_filters.rules.host_passes`,
+read with BlazarFilter's options (``[blazar:physical:host]`` in nova.conf,
+:mod:`placement_ext.conf.nova_filter`).
 """
 
 from nova.scheduler import filters
+from oslo_config import cfg
 from oslo_log import log as logging
 
+from placement_ext.conf import nova_filter as nova_filter_conf
 from placement_ext.nova_filters import rules
 
 LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+nova_filter_conf.register_opts(CONF)
+
+
+def settings(conf: cfg.ConfigOpts = CONF) -> rules.Settings:
+    """BlazarFilter's options as the rules read them."""
+    opts = conf[nova_filter_conf.GROUP.name]
+    return rules.Settings(
+        az_prefix=opts.blazar_az_prefix, owner_key=opts.blazar_owner,
+        freepool_name=opts.aggregate_freepool_name,
+        allow_preemptibles=opts.allow_preemptibles,
+        preemptible_aggregate=opts.preemptible_aggregate)
 
 
 def _request(spec_obj: object) -> rules.Request:
@@ -47,7 +63,7 @@ class ReservationFilter(filters.BaseHostFilter):
 
     def host_passes(self, host_state: object, spec_obj: object) -> bool:
         passes, why = rules.host_passes(_request(spec_obj),
-                                        _aggregates(host_state))
+                                        _aggregates(host_state), settings())
         if not passes:
             LOG.debug('ReservationFilter rejects %(host)s: %(why)s',
                       {'host': host_state.host, 'why': why})

@@ -175,6 +175,25 @@ def _failed(op: op_obj.Operation, detail: str) -> sol_ex.SolException:
         sol_title='Stack operation failed')
 
 
+def _not_found(stack_name: str, vim_info: object,
+               error_ex: Exception) -> sol_ex.SolException:
+    """Tacker's failure, saying why there was no reselection: our Heat
+    client honours the VIM's ``accessInfo.region``, Tacker's takes the
+    catalog's first Heat endpoint, so a stack Tacker made can be out of
+    our sight when the two differ."""
+    region = vim_info.accessInfo.get('region')
+    why = (f'placement-ext did not reselect: stack {stack_name} was not '
+           f'found through Heat of region {region!r} (the VIM\'s '
+           f'accessInfo.region; Tacker uses the first region of the '
+           f'catalog)' if region else
+           f'placement-ext did not reselect: stack {stack_name} was not '
+           f'found')
+    LOG.error('%s', why)
+    return sol_ex.StackOperationFailed(
+        sol_detail=f'{getattr(error_ex, "detail", error_ex)} ({why})',
+        sol_title='Stack operation failed')
+
+
 def _grant_zones(grant: object) -> list[str]:
     # a heal's Grant may have no zones; an unset field of Tacker's
     # objects raises rather than reads None
@@ -278,7 +297,7 @@ class Openstack(openstack.Openstack):
         stack_name = f'vnf-{inst.id}'
         stack = heat.find_stack(_stack_ref(stack_name, inst, stack_id))
         if stack is None:
-            raise error_ex
+            raise _not_found(stack_name, vim_info, error_ex)
         request = tacker_request.operation_request(
             operation=call.operation, vnf_instance_id=inst.id,
             stack_name=stack_name, fields=fields, targets=sorted(vdu_ids),

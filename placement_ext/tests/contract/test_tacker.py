@@ -59,3 +59,20 @@ class TestTackerContract(base.ContractTestCase):
         runtime.assert_called_once_with()
         session.return_value.get_token.assert_called_once_with()
         self.assertEqual('u', session.call_args.args[1]['username'])
+
+    def test_a_stack_out_of_our_sight_is_reported_not_skipped(self):
+        from tacker.sol_refactored import objects
+
+        from placement_ext.adapters.tacker import driver
+
+        objects.register_all()
+        vim = objects.VimConnectionInfo(
+            vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
+            interfaceInfo={'endpoint': 'http://keystone/v3'},
+            accessInfo={'username': 'u', 'password': 'p', 'project': 'nfv',
+                        'region': 'RegionTwo'})
+        error = driver._not_found('vnf-i1', vim,
+                                  ValueError('Resource CREATE failed: x'))
+        self.assertIn('Resource CREATE failed: x (placement-ext did not '
+                      "reselect: stack vnf-i1 was not found through Heat of "
+                      "region 'RegionTwo'", error.detail)

@@ -120,6 +120,32 @@ class TestOtherPatterns(testtools.TestCase):
             self.assertEqual((True, vdu), (failure.is_capacity,
                                            failure.vdu_id), name)
 
+    def test_pattern_written_for_tacker_classifies_as_tacker_does(self):
+        # the specification's example pattern: Tacker applies it with
+        # re.match, so a stack update's failure (which starts "Resource
+        # UPDATE failed") is not a capacity failure for it; neither here
+        pattern = re.compile('Resource CREATE failed:(.*)')
+        create = f'{CREATE}VDU1{WENT}{NO_VALID_HOST}'
+        update = (f'Resource UPDATE failed: resources.VDU1-0: {CREATE}VDU1'
+                  f'{WENT}{NO_VALID_HOST}')
+        self.assertEqual(
+            (True, False),
+            (heat_failure.classify(create, pattern).is_capacity,
+             heat_failure.classify(update, pattern).is_capacity))
+        for text in (create, update):
+            self.assertEqual(re.match(pattern, text) is not None,
+                             heat_failure.classify(text, pattern).is_capacity)
+
+    def test_default_finds_the_text_anywhere(self):
+        # the failed event's reason of a rolled-back stack, and a reason
+        # Heat wrapped over several lines
+        event = f'ResourceInError: resources.VDU1{WENT}{NO_VALID_HOST}'
+        wrapped = f'Stack failed\n{CREATE}VDU1{WENT}{NO_VALID_HOST}'
+        pattern = re.compile(v2_vnfm.DEFAULT_AZ_RESOURCE_ERROR)
+        for text in (event, wrapped):
+            self.assertTrue(heat_failure.classify(text, pattern).is_capacity,
+                            text)
+
     def test_broad_operator_pattern_reselects_on_more(self):
         # "Resource CREATE failed:" : higher tolerance, quota included
         pattern = re.compile('Resource CREATE failed:')

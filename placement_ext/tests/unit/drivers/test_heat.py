@@ -206,6 +206,26 @@ class TestNotFound(testtools.TestCase):
         self.assertEqual('s2', driver.find_stack('vnf-1')['id'])
         self.assertEqual('vnf-1', driver._client.stacks.get.call_args.args[0])
 
+    def test_a_deleted_stack_named_by_id_gives_way_to_the_new_one(self):
+        # Tacker's heal all=true: the stack is deleted and created again
+        # under its name, and the retry names the old stack's id
+        driver = heat.HeatDriver(mock.Mock())
+        driver._client = mock.Mock()
+        driver._client.stacks.get.side_effect = [
+            FakeStack('DELETE_COMPLETE'),
+            FakeStack('CREATE_FAILED', stack_id='s2')]
+        self.assertEqual('s2', driver.find_stack('vnf-1/s1')['id'])
+        self.assertEqual(['vnf-1/s1', 'vnf-1'],
+                         [c.args[0] for c in
+                          driver._client.stacks.get.call_args_list])
+
+    def test_a_deleted_stack_is_none_when_no_other_has_its_name(self):
+        driver = heat.HeatDriver(mock.Mock())
+        driver._client = mock.Mock()
+        driver._client.stacks.get.side_effect = [
+            FakeStack('DELETE_COMPLETE'), heat_exc.HTTPNotFound('gone')]
+        self.assertIsNone(driver.find_stack('vnf-1/s1'))
+
     def test_find_stack_of_no_stack_is_none(self):
         driver = heat.HeatDriver(mock.Mock())
         driver._client = mock.Mock()

@@ -80,3 +80,57 @@ class TestRules(testtools.TestCase):
             passes, why = rules.host_passes(req, aggregates)
             self.assertEqual(expected, passes, (req, aggregates, why))
             self.assertTrue(why)
+
+
+class TestBlazarFilterOptions(testtools.TestCase):
+    """``[blazar:physical:host]`` as BlazarFilter 10.0.0 reads it."""
+
+    def test_another_zone_prefix_makes_those_pools_host_leases(self):
+        pool = rules.Aggregate('r5', 'lease_r5', {'blazar:owner': 'p1'})
+        custom = rules.Settings(az_prefix='lease_')
+        self.assertEqual([], rules.host_lease_pools([pool]))
+        self.assertEqual([pool], rules.host_lease_pools([pool], custom))
+        # the other project's ordinary server stays off the leased host
+        self.assertFalse(rules.host_passes(
+            request(project='p2'), [ZONE, pool], custom)[0])
+        self.assertTrue(rules.host_passes(
+            request(hint=['r5']), [ZONE, pool], custom)[0])
+        # the older "blazar:" zones stay host leases, as for BlazarFilter
+        old = rules.Aggregate('r3', 'blazar:r3', {'blazar:owner': 'p1'})
+        self.assertEqual([old], rules.host_lease_pools([old], custom))
+
+    def test_owner_key(self):
+        pool = rules.Aggregate('r6', 'blazar_r6', {'lease:owner': 'p1'})
+        custom = rules.Settings(owner_key='lease:owner')
+        self.assertTrue(rules.host_passes(
+            request(hint=['r6']), [pool], custom)[0])
+        self.assertFalse(rules.host_passes(request(hint=['r6']), [pool])[0])
+
+    def test_free_pool_by_name_or_mark(self):
+        named = rules.Aggregate('pool0', None, {})
+        custom = rules.Settings(freepool_name='pool0')
+        self.assertFalse(rules.host_passes(request(), [named], custom)[0])
+        self.assertTrue(rules.host_passes(request(), [named])[0])
+        self.assertFalse(rules.host_passes(request(), [FREEPOOL], custom)[0])
+
+    def test_preemptible_instances(self):
+        preemptible = {rules.PREEMPTIBLE_SPEC: 'true'}
+        allowed = rules.Settings(allow_preemptibles=True)
+        spare = rules.Aggregate('spare', None, {})
+        table = [
+            # allowed: the preemptible aggregate's hosts alone
+            (allowed, [ZONE, FREEPOOL], True),
+            (allowed, [ZONE], False),
+            (allowed, [FREEPOOL, LEASED], False),
+            (rules.Settings(allow_preemptibles=True,
+                            preemptible_aggregate='spare'), [spare], True),
+            # not allowed: an ordinary request
+            (rules.DEFAULTS, [ZONE, FREEPOOL], False),
+            (rules.DEFAULTS, [ZONE], True),
+        ]
+        for settings, aggregates, expected in table:
+            passes, why = rules.host_passes(request(preemptible),
+                                            aggregates, settings)
+            self.assertEqual(expected, passes, (settings, aggregates, why))
+        self.assertFalse(rules.is_preemptible_request(
+            {rules.PREEMPTIBLE_SPEC: 'false'}))
