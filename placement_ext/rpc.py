@@ -379,6 +379,10 @@ class Endpoint:
         self.host = host
         self.database = database
 
+    def stop(self) -> None:
+        """Stop the work the endpoint runs apart from its RPC calls, once
+        the calls have ended (none here)."""
+
     @expected_exceptions(exception.InvalidInput)
     @validation.schema(PING_V1_0)
     def ping(self, context: pe_context.RequestContext) -> dict:

@@ -1,12 +1,14 @@
 """Process side of a service: an RPC server, periodic tasks, shutdown.
 
 Plain threads, no eventlet: oslo.messaging's threading executor runs
-the RPC calls, and each periodic task is a thread that sleeps on an
-``Event``, so stopping never waits for a sleep to end. The same classes
+the RPC calls, and the periodic tasks run on futurist
+(:mod:`placement_ext.background`), so stopping never waits for an
+interval to end. The same classes
 run a service in its own process (``placement-ext-conductor``) and
 inside another program (:mod:`placement_ext.embedded`).
 """
 
+import functools
 import glob
 import os
 import re
@@ -21,6 +23,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 from pbr import version as pbr_version
 
+from placement_ext import background
 from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import exception
@@ -38,50 +41,24 @@ ServiceFactory = Callable[
     [cfg.ConfigOpts, oslo_messaging.Transport, str, object], 'RPCService']
 
 
-class PeriodicTask:
-    """Call ``func(context)`` every ``interval`` seconds in a thread.
-
-    The first run starts at once. An exception is logged and the task
-    keeps its schedule: one failed run must not stop lease handling for
-    good. Each run gets a fresh admin context, so its log lines carry
-    their own request id.
+class PeriodicTask(background.PeriodicTask):
+    """Call ``func(context)`` every ``interval`` seconds in a thread
+    (:class:`placement_ext.background.PeriodicTask`: at once first, a
+    failed run logged and the schedule kept). Each run gets a fresh
+    admin context, so its log lines carry their own request id.
     """
 
     def __init__(self, name: str, interval: float,
                  func: Callable[[pe_context.RequestContext], None],
                  conf: cfg.ConfigOpts | None = None) -> None:
-        self.name = name
-        self.interval = interval
-        self._func = func
-        self._conf = conf
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__(name, interval,
+                         functools.partial(_in_admin_context, conf, func))
 
-    def run_once(self) -> None:
-        ctx = pe_context.get_admin_context(self._conf, overwrite=True)
-        try:
-            self._func(ctx)
-        except Exception:
-            LOG.exception('Periodic task %s failed; next run in %s s',
-                          self.name, self.interval)
 
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(
-            target=self._loop, name=f'periodic-{self.name}', daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop scheduling; wait for a run in progress to finish."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self.run_once()
-            self._stop.wait(self.interval)
+def _in_admin_context(conf: cfg.ConfigOpts | None,
+                      func: Callable[[pe_context.RequestContext], None]
+                      ) -> None:
+    func(pe_context.get_admin_context(conf, overwrite=True))
 
 
 class RPCService:
@@ -126,6 +103,8 @@ class RPCService:
     def wait(self) -> None:
         """Wait for the calls in progress to finish after :meth:`stop`."""
         self._server.wait()
+        for endpoint in self.endpoints:
+            endpoint.stop()
         LOG.info('%s stopped', self.name)
 
 

@@ -17,6 +17,7 @@ import threading
 import oslo_messaging
 from oslo_log import log as logging
 
+from placement_ext import background
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
@@ -27,7 +28,6 @@ from placement_ext.conductor import k8s_labels
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import ownership
 from placement_ext.conductor import stack_request
-from placement_ext.conductor import workers
 from placement_ext.conductor import zone_inputs
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
@@ -106,7 +106,10 @@ class ConductorManager(rpc.Endpoint):
         self._runner_lock = threading.Lock()
         self._ownership = ownership.Ownership(self.database, host,
                                               conf.conductor)
-        self._workers = workers.Workers(conf.conductor.operation_workers)
+        self._workers = background.Workers(conf.conductor.operation_workers)
+        # calls that read or write other services (regions, Heat, Nova,
+        # Kubernetes): a bounded number at once, off the RPC threads
+        self._calls = background.Calls(conf.conductor.service_call_workers)
         self._resumed_own = False
         self._region_clients: homing_inputs.RegionClients | None = None
 
@@ -179,7 +182,8 @@ class ConductorManager(rpc.Endpoint):
     def select_cloud(self, context: pe_context.RequestContext,
                      request: dict) -> dict:
         """The best candidate region (see :func:`homing.select`)."""
-        return homing.select(self.conf, request, self._regions())
+        return self._calls.run(functools.partial(
+            homing.select, self.conf, request, self._regions()))
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(REALIZE_INTENT_V1_2)
@@ -188,9 +192,10 @@ class ConductorManager(rpc.Endpoint):
                        region_name: str | None = None,
                        flavors: list | None = None) -> dict:
         """The template with the policy's intent realised."""
-        return homing.realize(self.conf, policy, template,
-                              clients=self._regions(),
-                              region_name=region_name, flavors=flavors)
+        return self._calls.run(functools.partial(
+            homing.realize, self.conf, policy, template,
+            clients=self._regions(), region_name=region_name,
+            flavors=flavors))
 
     @rpc.expected_exceptions(*_CONTRACT)
     @validation.schema(LABEL_NODES_V1_3)
@@ -201,14 +206,27 @@ class ConductorManager(rpc.Endpoint):
         """Label the worker Nodes with their VM's compute host, with
         ``[heat]``, ``[nova]`` and ``[kubernetes]``; a VNF instance's
         workers are the servers of its Tacker v2 stack."""
+        return self._calls.run(functools.partial(
+            self._label_nodes, vnf_instance_id, stack, servers or (),
+            prune, dry_run))
+
+    def _label_nodes(self, vnf_instance_id: str | None, stack: str | None,
+                     servers: list | tuple, prune: bool,
+                     dry_run: bool) -> dict:
         conf = self.conf
         if vnf_instance_id:
             stack = k8s_labels.stack_of(vnf_instance_id)
         nova, heat = k8s_labels.cloud_drivers(conf, stack=bool(stack))
         return k8s_labels.label(
             k8s_labels.kubernetes(conf),
-            k8s_labels.workers(nova, heat, ids=servers or (), stack=stack),
+            k8s_labels.workers(nova, heat, ids=servers, stack=stack),
             conf.kubernetes.host_label, prune=prune, dry_run=dry_run)
+
+    def stop(self) -> None:
+        """Take no more operations or service calls (see
+        :class:`placement_ext.background.Workers`)."""
+        self._workers.stop()
+        self._calls.stop()
 
     def _regions(self) -> homing_inputs.RegionClients:
         if self._region_clients is None:
@@ -231,7 +249,7 @@ class ConductorManager(rpc.Endpoint):
         run, at start-up, takes this host's own operations (what its
         previous run left), so one that stopped on an unexpected error is
         not run again in a loop. Each adopted operation runs on a worker
-        (:mod:`~placement_ext.conductor.workers`), resuming from its
+        (:class:`~placement_ext.background.Workers`), resuming from its
         recorded attempts.
         """
         include_own, self._resumed_own = not self._resumed_own, True
