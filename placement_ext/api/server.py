@@ -4,6 +4,8 @@ from collections.abc import Callable
 
 from waitress import server as waitress_server
 
+from placement_ext.conf import api_server as api_server_conf
+
 
 class HttpServer:
     """A WSGI application served by waitress, as OpenStack serves APIs.
@@ -15,7 +17,11 @@ class HttpServer:
     request, which the ``wsgiref`` loop it replaces did not:
 
     - time: a connection that sends nothing for ``client_timeout``
-      seconds is closed (idle, or a request that stopped arriving);
+      seconds is closed (idle, or a request that stopped arriving) at
+      the next sweep (every ``IDLE_SWEEP_S`` s, in
+      :mod:`placement_ext.conf.api_server`): ``connection_limit`` idle
+      clients hold the server ``client_timeout`` + 1 s at most (11 s
+      with the default options);
     - connections: at most ``connection_limit`` are open, further
       clients wait in the listen backlog (1024) instead of being reset;
       they are multiplexed on one I/O thread, not a thread each;
@@ -36,8 +42,8 @@ class HttpServer:
             app, host=host, port=port, threads=workers,
             connection_limit=connection_limit,
             channel_timeout=client_timeout,
-            # idle connections are looked for every second
-            cleanup_interval=1, max_request_body_size=max_body_size,
+            cleanup_interval=api_server_conf.IDLE_SWEEP_S,
+            max_request_body_size=max_body_size,
             ident=ident, expose_tracebacks=False,
             clear_untrusted_proxy_headers=True)
 
