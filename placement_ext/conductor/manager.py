@@ -7,7 +7,7 @@ a bounded pool of workers, never on the RPC server's threads), and
 ``get_operation`` shows progress and every zone attempt. Conductors may
 share a database: each operation is driven by the one that claimed it,
 and adopted by another when that one stops heart-beating. The diagnostic
-``ping`` and ``echo`` come from :class:`placement_ext.rpc.Endpoint`.
+``ping`` and ``echo`` come from :class:`placement_ext.rpc_server.Endpoint`.
 """
 
 import dataclasses
@@ -20,7 +20,7 @@ from oslo_log import log as logging
 from placement_ext import background
 from placement_ext import context as pe_context
 from placement_ext import exception
-from placement_ext import rpc
+from placement_ext import rpc_server
 from placement_ext import validation
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
@@ -93,7 +93,7 @@ _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
              exception.NoRegion, exception.IntentUnrealisable)
 
 
-class ConductorManager(rpc.Endpoint):
+class ConductorManager(rpc_server.Endpoint):
     """Endpoint of the conductor, API version 1.3."""
 
     SERVICE = 'conductor'
@@ -113,7 +113,7 @@ class ConductorManager(rpc.Endpoint):
         self._resumed_own = False
         self._region_clients: homing_inputs.RegionClients | None = None
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
     def create_operation(self, context: pe_context.RequestContext,
                          request: dict) -> dict:
@@ -130,7 +130,7 @@ class ConductorManager(rpc.Endpoint):
                   'vnf': op.vnf_instance_id})
         return op.to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def run_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
@@ -145,7 +145,7 @@ class ConductorManager(rpc.Endpoint):
                      f'; {waiting}' if waiting else '')
         return self._shown(op)
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def retry_operation(self, context: pe_context.RequestContext,
                         operation_id: str) -> dict:
@@ -157,7 +157,7 @@ class ConductorManager(rpc.Endpoint):
         op = op_obj.get(self.database, operation_id)
         return op_obj.retry(self.database, op).to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def get_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
@@ -170,14 +170,14 @@ class ConductorManager(rpc.Endpoint):
             out['waiting'] = waiting
         return out
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LIST_OPERATIONS_V1_1)
     def list_operations(self, context: pe_context.RequestContext,
                         states: list | None = None) -> list:
         return [op.to_dict() for op in op_obj.list_operations(
             self.database, tuple(states or ()))]
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(SELECT_CLOUD_V1_2)
     def select_cloud(self, context: pe_context.RequestContext,
                      request: dict) -> dict:
@@ -185,7 +185,7 @@ class ConductorManager(rpc.Endpoint):
         return self._calls.run(functools.partial(
             homing.select, self.conf, request, self._regions()))
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(REALIZE_INTENT_V1_2)
     def realize_intent(self, context: pe_context.RequestContext,
                        policy: dict, template: dict,
@@ -197,7 +197,7 @@ class ConductorManager(rpc.Endpoint):
             clients=self._regions(), region_name=region_name,
             flavors=flavors))
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LABEL_NODES_V1_3)
     def label_nodes(self, context: pe_context.RequestContext,
                     vnf_instance_id: str | None = None,
