@@ -50,9 +50,9 @@ import bench_lease_create as lc  # benchmarks/, a sibling
 import report as report_page
 import sqlalchemy as sa
 
+from placement_ext import configuration
 from placement_ext import context as pe_context
 from placement_ext import rpc
-from placement_ext import service
 from placement_ext.db import models
 from placement_ext.drivers import placement as placement_driver
 from placement_ext.manager import reservations
@@ -253,7 +253,7 @@ def adoption(s, status: dict) -> dict:
 
 
 def rabbit_recovery(s, status: dict) -> dict:
-    conf = service.load_config([], default_config_files=[
+    conf = configuration.load_config([], default_config_files=[
         status['config_files'][0]])
     transport = rpc.get_transport(conf)
     api = manager_rpcapi.ManagerAPI(conf, transport)

@@ -6,6 +6,9 @@ RPC call keeps the caller's request id on the server side (see
 :class:`placement_ext.rpc.RequestContextSerializer`).
 """
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from oslo_config import cfg
 from oslo_context import context
 
@@ -43,3 +46,19 @@ def get_admin_context(config: cfg.ConfigOpts | None = None,
     context, so every log line that follows carries its request id.
     """
     return RequestContext(is_admin=True, config=config, overwrite=overwrite)
+
+
+T = TypeVar('T')
+
+
+def carried(func: Callable[[], T]) -> Callable[[], T]:
+    """``func``, to run in another thread under the context current in
+    this one: the lines it logs keep the request's id."""
+    current = context.get_current()
+
+    def run() -> T:
+        if current is not None:
+            current.update_store()
+        return func()
+
+    return run

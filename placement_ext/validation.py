@@ -80,7 +80,7 @@ def is_rpc_method(attribute: object) -> bool:
     """True for an endpoint method that declares its argument schema.
 
     That declaration is what makes a method part of a service's RPC API
-    (see :class:`placement_ext.rpc.SchemaAccessPolicy`): attributes,
+    (see :class:`placement_ext.rpc_server.SchemaAccessPolicy`): attributes,
     helpers and periodic tasks have none, so they cannot be called over
     the bus.
     """

@@ -31,6 +31,7 @@ import webob
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext.api import wsgi
 from placement_ext.decision import has_plan
@@ -184,7 +185,8 @@ class PlanApp(wsgi.Api):
                 self._slots.release()
                 done.set()
 
-        threading.Thread(target=run, name=f'plan-{plan.id}',
+        threading.Thread(target=pe_context.carried(run),
+                         name=f'plan-{plan.id}',
                          daemon=True).start()
         if not done.wait(_left(deadline)):
             raise TimeoutError

@@ -1,8 +1,18 @@
-"""The WSGI server of placement-ext-nfvo and placement-ext-homing-api."""
+"""The WSGI server of placement-ext-nfvo and placement-ext-homing-api,
+and :func:`serve`, their process's serving until SIGTERM or SIGINT."""
 
+import sys
+import threading
 from collections.abc import Callable
 
+from oslo_config import cfg
+from oslo_log import log as logging
 from waitress import server as waitress_server
+
+from placement_ext import service
+from placement_ext.conf import api_server as api_server_conf
+
+LOG = logging.getLogger(__name__)
 
 
 class HttpServer:
@@ -15,7 +25,11 @@ class HttpServer:
     request, which the ``wsgiref`` loop it replaces did not:
 
     - time: a connection that sends nothing for ``client_timeout``
-      seconds is closed (idle, or a request that stopped arriving);
+      seconds is closed (idle, or a request that stopped arriving) at
+      the next sweep (every ``IDLE_SWEEP_S`` s, in
+      :mod:`placement_ext.conf.api_server`): ``connection_limit`` idle
+      clients hold the server ``client_timeout`` + 1 s at most (11 s
+      with the default options);
     - connections: at most ``connection_limit`` are open, further
       clients wait in the listen backlog (1024) instead of being reset;
       they are multiplexed on one I/O thread, not a thread each;
@@ -36,8 +50,8 @@ class HttpServer:
             app, host=host, port=port, threads=workers,
             connection_limit=connection_limit,
             channel_timeout=client_timeout,
-            # idle connections are looked for every second
-            cleanup_interval=1, max_request_body_size=max_body_size,
+            cleanup_interval=api_server_conf.IDLE_SWEEP_S,
+            max_request_body_size=max_body_size,
             ident=ident, expose_tracebacks=False,
             clear_untrusted_proxy_headers=True)
 
@@ -58,3 +72,34 @@ class HttpServer:
         while server._map:  # run() returns once nothing is left to poll
             for dispatcher in list(server._map.values()):
                 dispatcher.close()
+
+
+def serve(app: Callable, host: str, port: int, prog: str,
+          opts: cfg.ConfigOpts | object) -> int:
+    """Serve ``app`` on ``host:port`` with an
+    :class:`HttpServer` sized by
+    ``opts`` (the service's option group: ``api_workers``,
+    ``api_connection_limit``, ``api_client_timeout``,
+    ``api_max_body_size``) until SIGTERM or SIGINT; 1 when the address
+    cannot be listened on."""
+    try:
+        server = HttpServer(
+            app, host, port, workers=opts.api_workers,
+            connection_limit=opts.api_connection_limit,
+            client_timeout=opts.api_client_timeout,
+            max_body_size=opts.api_max_body_size, ident=prog)
+    except OSError as exc:
+        sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
+                         f'{exc.strerror}\n')
+        return 1
+    LOG.info('%s listening on %s:%s', prog, host, server.port)
+    thread = threading.Thread(target=server.run, name='http-server',
+                              daemon=True)
+    thread.start()
+    try:
+        service.serve([], threading.Event())
+    finally:
+        server.stop()
+        thread.join()
+    LOG.info('%s exited', prog)
+    return 0

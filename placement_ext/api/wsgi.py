@@ -5,11 +5,16 @@ the same way:
 
 - routing: a path pattern and its methods; ``404`` for an unknown path,
   ``405`` with ``Allow`` for a known path and another method;
-- the order of work on a request: the declared body size is checked
-  first, then the caller's credentials, then the route's handler, so an
-  unauthenticated caller can make us neither read nor keep a large body
-  (the server, :class:`placement_ext.api.server.HttpServer`, has already
-  bounded time, connections and the body size on the wire);
+- a request id (oslo.middleware's ``RequestId``): answered in the
+  ``x-openstack-request-id`` header and carried, as oslo.log's
+  ``request_id``, by every log line written for the request;
+- the order of work on a request: the body size is checked first
+  (oslo.middleware's ``RequestBodySizeLimiter``: the declared length, or
+  a chunked body read no further than the limit), then the caller's
+  credentials, then the route's handler, so an unauthenticated caller
+  can make us neither read nor keep a large body (the server,
+  :class:`placement_ext.api.server.HttpServer`, has already bounded
+  time, connections and the body size on the wire);
 - the body read and decoded once (:func:`read_json`, :func:`read_form`),
   with the API's size limit; JSON nested too deeply is a ``400``;
 - credentials compared as bytes in constant time, whatever characters
@@ -47,8 +52,13 @@ from collections.abc import Iterable
 
 import webob
 import webob.dec
+import webob.exc
+from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
 
+from placement_ext import context as pe_context
 from placement_ext import errors
 from placement_ext import exception
 from placement_ext.schemas import validate
@@ -152,13 +162,27 @@ class Api:
         self.routes = routes
         self.style = style
         self.max_body = max_body
+        # the middleware, outermost first: the request id, then our
+        # handling (size limit, credentials, handler, error body); the
+        # size limit runs inside it, per route, so that its 413 has the
+        # API's error style and comes before the credentials are checked
+        self._app = request_id.RequestId(self._handle)
 
     def authenticate(self, request: webob.Request) -> None:
         """:raises ApiError: 401 when the caller's credentials are not
         good (default: every caller is)."""
 
+    def __call__(self, environ: dict, start_response: Callable) -> object:
+        return self._app(environ, start_response)
+
     @webob.dec.wsgify
-    def __call__(self, request: webob.Request) -> webob.Response:
+    def _handle(self, request: webob.Request) -> webob.Response:
+        # this thread's current context: oslo.log writes its request id
+        # on every line logged for the request
+        pe_context.RequestContext(
+            request_id=request.environ.get(request_id.ENV_REQUEST_ID),
+            global_request_id=request.environ.get(request_id.GLOBAL_REQ_ID),
+            overwrite=True)
         response = self._answer(request)
         # the access log line (the server writes none)
         LOG.info('%(client)s "%(method)s %(path)s" %(status)s', {
@@ -214,22 +238,50 @@ class Api:
 
 
 def body_length(request: webob.Request, limit: int) -> int | None:
-    """The declared body length; None when the body is chunked.
+    """The declared body length; None when the body is chunked (it is
+    then read through oslo.middleware's ``LimitingReader``).
 
     :raises ApiError: 400 for a Content-Length that is not a number of
         bytes, 413 above ``limit``.
     """
     declared = request.environ.get('CONTENT_LENGTH') or None
-    if declared is None:
-        return None if 'chunked' in request.headers.get(
-            'Transfer-Encoding', '').lower() else 0
-    if not _DIGITS.match(declared):
+    if declared is not None and not _DIGITS.match(declared):
         raise ApiError(400, 'Content-Length must be a number of bytes',
                        field='Content-Length', code=errors.INVALID_INPUT)
-    length = int(declared)
-    if length > limit:
+    chunked = declared is None and 'chunked' in request.headers.get(
+        'Transfer-Encoding', '').lower()
+    if chunked:
+        # a body without a length is empty to webob unless the server
+        # says its input ends (waitress does); a chunked one does end
+        request.is_body_readable = True
+    if request.get_response(_size_limiter(limit)).status_int == 413:
         raise too_large(limit)
-    return length
+    if declared is None:
+        return None if chunked else 0
+    return int(declared)
+
+
+def _size_limiter(limit: int) -> sizelimit.RequestBodySizeLimiter:
+    """oslo.middleware's size limit of ``limit`` bytes in front of an
+    application that accepts; on a ConfigOpts of its own, as the limit
+    is a per-API (and per-route) value, not a process-wide option."""
+    limiter = _LIMITERS.get(limit)
+    if limiter is None:
+        conf = cfg.ConfigOpts()
+        limiter = sizelimit.RequestBodySizeLimiter(_accepted, conf)
+        conf.set_override('max_request_body_size', limit,
+                          group='oslo_middleware')
+        limiter = _LIMITERS.setdefault(limit, limiter)
+    return limiter
+
+
+@webob.dec.wsgify
+def _accepted(request: webob.Request) -> webob.Response:
+    return webob.Response(status=204)
+
+
+# one limiter per limit in use (a few: each API's and its routes')
+_LIMITERS: dict[int, sizelimit.RequestBodySizeLimiter] = {}
 
 
 def too_large(limit: int) -> ApiError:
@@ -244,12 +296,12 @@ def read_body(request: webob.Request, limit: int) -> bytes:
     """
     length = body_length(request, limit)
     stream = request.environ['wsgi.input']
-    if length is None:  # chunked: read one byte past the limit at most
-        raw = stream.read(limit + 1)
-        if len(raw) > limit:
-            raise too_large(limit)
-        return raw
-    return stream.read(length) if length else b''
+    try:
+        if length is None:  # chunked: one byte past the limit at most
+            return stream.read(limit + 1)
+        return stream.read(length) if length else b''
+    except webob.exc.HTTPRequestEntityTooLarge:
+        raise too_large(limit)
 
 
 def read_json(request: webob.Request, limit: int,

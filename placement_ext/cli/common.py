@@ -26,11 +26,12 @@ from cliff import lister
 from cliff import show
 from oslo_config import cfg
 
+from placement_ext import configuration
 from placement_ext import context as pe_context
 from placement_ext import embedded
 from placement_ext import exception
 from placement_ext import rpc
-from placement_ext import service
+from placement_ext import rpc_client
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.db import api as db_api
 from placement_ext.manager import rpcapi as manager_rpcapi
@@ -66,12 +67,12 @@ class ClientManager:
             if name in self.__dict__:  # already built
                 self._bound(self.__dict__[name])
 
-    def _bound(self, api: rpc.ServiceAPI) -> None:
+    def _bound(self, api: rpc_client.ServiceAPI) -> None:
         api.deadline, api.allowed = self.deadline, self.allowed
 
     @functools.cached_property
     def conf(self) -> cfg.ConfigOpts:
-        return service.load_config(
+        return configuration.load_config(
             [], prog=PROG, default_config_files=self._config_files or None)
 
     @functools.cached_property

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext import rpc
 from placement_ext.cli import common
 from placement_ext.cli import documents
@@ -97,18 +98,24 @@ class Start(common.ShowOne):
 def wait_for_end(clients: common.ClientManager, op: dict) -> dict:
     """Poll the operation until it is no longer STARTING or PROCESSING,
     or the command's deadline (``--timeout``) comes; the last state seen."""
-    while op['state'] in op_obj.RUNNABLE_STATES:
-        left = clients.deadline - time.monotonic()
-        if left <= 0:
-            break
-        time.sleep(min(POLL_SECONDS, left))
+    last = [op]
+
+    def ended() -> dict | None:
         try:
-            op = clients.conductor.get_operation(clients.context, op['id'])
+            last[0] = clients.conductor.get_operation(clients.context,
+                                                      op['id'])
         except exception.ServiceUnavailable:
             if clients.deadline > time.monotonic():
                 raise
-            break  # the deadline came during the call
-    return op
+            return last[0]  # the deadline came during the call
+        return None if last[0]['state'] in op_obj.RUNNABLE_STATES \
+            else last[0]
+
+    left = clients.deadline - time.monotonic()
+    if op['state'] in op_obj.RUNNABLE_STATES and left > 0:
+        polling.until(ended, timeout=left, interval=POLL_SECONDS,
+                      first_after=True)
+    return last[0]
 
 
 class Show(common.CallsServices, common.ShowOne):

@@ -16,8 +16,8 @@ from cliff import app
 from cliff import commandmanager
 from oslo_config import cfg
 
+from placement_ext import configuration
 from placement_ext import exception
-from placement_ext import service
 from placement_ext.cli import common
 
 # loggers of the services run in-process with transport_url = fake://
@@ -31,7 +31,7 @@ class PlacementExtApp(app.App):
         super().__init__(
             description='Placement intelligence for OpenStack NFV and '
                         'reservation services.',
-            version=service.version(),
+            version=configuration.version(),
             command_manager=commandmanager.CommandManager(
                 'placement_ext.cli'),
             deferred_help=True)

@@ -14,9 +14,10 @@ import sys
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from placement_ext import configuration
 from placement_ext import exception
-from placement_ext import service
 from placement_ext.api import has
+from placement_ext.api import server as api_server
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
 from placement_ext.db import api as db_api
@@ -63,15 +64,15 @@ def check_exposure(conf: cfg.ConfigOpts) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        conf = service.load_config(sys.argv[1:] if argv is None else argv,
-                                   PROG)
-        logging.setup(conf, 'placement_ext', version=service.version())
+        conf = configuration.load_config(
+            sys.argv[1:] if argv is None else argv, PROG)
+        logging.setup(conf, 'placement_ext', version=configuration.version())
         check_exposure(conf)
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
-    return service.serve_wsgi(build_app(conf, database),
-                              conf.homing.api_host, conf.homing.api_port,
-                              PROG, conf.homing)
+    return api_server.serve(build_app(conf, database),
+                            conf.homing.api_host, conf.homing.api_port,
+                            PROG, conf.homing)

@@ -22,8 +22,8 @@ from oslo_db import exception as db_exc
 from oslo_log import log as logging
 
 from placement_ext import conf as pe_conf
+from placement_ext import configuration
 from placement_ext import exception
-from placement_ext import service
 from placement_ext.db import migration
 
 LOG = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     except cfg.Error as exc:
         return _error(str(exc))
     except (OSError, UnicodeDecodeError) as exc:
-        return _error(service.unreadable_config(argv, None, exc).detail)
+        return _error(configuration.unreadable_config(argv, None, exc).detail)
     return _run(conf)
 
 

@@ -1,9 +1,9 @@
 """``placement-ext-manager``: the reservation host and lease service."""
 
-from placement_ext import service
+from placement_ext.cmd import rpc_service
 from placement_ext.manager import service as manager_service
 
 
 def main(argv: list[str] | None = None) -> int:
-    return service.run_service('placement-ext-manager',
-                               manager_service.create_service, argv)
+    return rpc_service.main('placement-ext-manager',
+                            manager_service.create_service, argv)

@@ -15,9 +15,10 @@ import sys
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from placement_ext import configuration
 from placement_ext import exception
-from placement_ext import service
 from placement_ext.api import nfvo as nfvo_api
+from placement_ext.api import server as api_server
 from placement_ext.conductor import grant_inputs
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
@@ -96,17 +97,17 @@ def build_app(conf: cfg.ConfigOpts,
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        conf = service.load_config(sys.argv[1:] if argv is None else argv,
-                                   PROG)
-        logging.setup(conf, 'placement_ext', version=service.version())
+        conf = configuration.load_config(
+            sys.argv[1:] if argv is None else argv, PROG)
+        logging.setup(conf, 'placement_ext', version=configuration.version())
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
         app = build_app(conf, database)
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
-    return service.serve_wsgi(app, conf.nfvo_api.api_host,
-                              conf.nfvo_api.api_port, PROG, conf.nfvo_api)
+    return api_server.serve(app, conf.nfvo_api.api_host,
+                            conf.nfvo_api.api_port, PROG, conf.nfvo_api)
 
 
 if __name__ == '__main__':

@@ -10,6 +10,7 @@ same way (:meth:`HostLcm.end_with_host`). What each step means is
 the records, claims the operation and runs it.
 """
 
+import itertools
 import time
 from collections.abc import Callable
 
@@ -17,6 +18,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import ownership
 from placement_ext.db import api as db_api
@@ -75,37 +77,56 @@ class HostLcm:
         """
         op = op_obj.for_lcm_op_occ(self._db, vnf_instance_id,
                                    lcm_op_occ_id)
-        deadline = self._clock() + self._limit
-        waited = False
-        while op is not None:
-            step = host_lcm.on_retry(op.state, self._owner.live(op))
-            if not waited or step != host_lcm.WAIT:
-                LOG.info('Retry of LCM operation occurrence %(lcm)s: '
-                         '%(step)s placement-ext operation %(id)s '
-                         '(%(state)s)', {'lcm': lcm_op_occ_id, 'step': step,
-                                         'id': op.id, 'state': op.state})
-            if step == host_lcm.START_NEW:
-                return None
-            if step == host_lcm.REUSE:
-                return op
-            if step == host_lcm.RESUME:
-                op = self._runnable_again(op)
-                if op is None:
-                    return None
-            if step in (host_lcm.RESUME, host_lcm.ADOPT):
-                try:
-                    with self._owner.owned(op.id, beat=True):
-                        return runner().run(op.id)
-                except ownership.NotClaimed as exc:
-                    # another process claimed it first: await its end
-                    LOG.info('%s', exc.detail)
-            if self._clock() >= deadline:
-                raise StillRunning(id=op.id, state=op.state,
-                                   owner=op.owner or 'nobody',
-                                   waited=self._limit)
-            waited = True
-            self._sleep(POLL_SECONDS)
-            op = op_obj.get(self._db, op.id)
+        if op is None:
+            return None
+        seen = [op]
+        looks = itertools.count()
+
+        def look() -> tuple[op_obj.Operation | None] | None:
+            waited = next(looks) > 0
+            if waited:
+                seen[0] = op_obj.get(self._db, seen[0].id)
+            return self._step(seen, lcm_op_occ_id, runner, waited)
+
+        ended = polling.until(look, timeout=self._limit,
+                              interval=POLL_SECONDS, sleep=self._sleep,
+                              clock=self._clock)
+        if ended is None:
+            op = seen[0]
+            raise StillRunning(id=op.id, state=op.state,
+                               owner=op.owner or 'nobody',
+                               waited=self._limit)
+        return ended[0]
+
+    def _step(self, seen: list[op_obj.Operation], lcm_op_occ_id: str,
+              runner: Callable[[], lifecycle.LifecycleRunner],
+              waited: bool) -> tuple[op_obj.Operation | None] | None:
+        """One look at our operation ``seen[0]`` (replaced by the one
+        made runnable again): ``(the operation or None,)`` as
+        :meth:`resume` returns it, or None to look again later."""
+        op = seen[0]
+        step = host_lcm.on_retry(op.state, self._owner.live(op))
+        if not waited or step != host_lcm.WAIT:
+            LOG.info('Retry of LCM operation occurrence %(lcm)s: '
+                     '%(step)s placement-ext operation %(id)s '
+                     '(%(state)s)', {'lcm': lcm_op_occ_id, 'step': step,
+                                     'id': op.id, 'state': op.state})
+        if step == host_lcm.START_NEW:
+            return (None,)
+        if step == host_lcm.REUSE:
+            return (op,)
+        if step == host_lcm.RESUME:
+            op = self._runnable_again(op)
+            if op is None:
+                return (None,)
+            seen[0] = op
+        if step in (host_lcm.RESUME, host_lcm.ADOPT):
+            try:
+                with self._owner.owned(op.id, beat=True):
+                    return (runner().run(op.id),)
+            except ownership.NotClaimed as exc:
+                # another process claimed it first: await its end
+                LOG.info('%s', exc.detail)
         return None
 
     def _runnable_again(self, op: op_obj.Operation

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext.decision import node_labels
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
@@ -82,15 +83,17 @@ def wait_for_nodes(kube: k8s_driver.KubernetesDriver,
     A kubelet registers its Node only after its VM has booted, while
     Tacker runs ``instantiate_end`` as soon as Heat's stack is complete.
     """
-    deadline = _clock() + timeout
     wanted = {s.id for s in servers}
-    while True:
+    missing: list[str] = sorted(wanted)
+
+    def all_there() -> bool | None:
         matched, _ = node_labels.match(servers, kube.nodes())
-        missing = sorted(wanted - {s.id for s in matched.values()})
-        left = deadline - _clock()
-        if not missing or left <= 0:
-            return missing
-        _sleep(min(interval, left))
+        missing[:] = sorted(wanted - {s.id for s in matched.values()})
+        return True if not missing else None
+
+    polling.until(all_there, timeout=timeout, interval=interval,
+                  sleep=_sleep, clock=_clock)
+    return missing
 
 
 def label(kube: k8s_driver.KubernetesDriver,

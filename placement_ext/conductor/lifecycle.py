@@ -171,7 +171,8 @@ class LifecycleRunner:
                 return op
         elif op.in_flight is None:
             op = self._start_again(op)
-        while True:
+        retry = True
+        while retry:
             begun = self._clock()
             outcome = self._send_or_resume(op, started)
             took = self._clock() - begun
@@ -184,8 +185,7 @@ class LifecycleRunner:
                 return op_obj.set_state(self._db, op,
                                         states.STATE_COMPLETED)
             op, retry = self._after_failure(op, outcome, took, started)
-            if not retry:
-                return op
+        return op
 
     def _after_sent(self, op: op_obj.Operation,
                     sent: heat_driver.StackOutcome, started: float) -> tuple:

@@ -7,7 +7,7 @@ a bounded pool of workers, never on the RPC server's threads), and
 ``get_operation`` shows progress and every zone attempt. Conductors may
 share a database: each operation is driven by the one that claimed it,
 and adopted by another when that one stops heart-beating. The diagnostic
-``ping`` and ``echo`` come from :class:`placement_ext.rpc.Endpoint`.
+``ping`` and ``echo`` come from :class:`placement_ext.rpc_server.Endpoint`.
 """
 
 import dataclasses
@@ -17,9 +17,10 @@ import threading
 import oslo_messaging
 from oslo_log import log as logging
 
+from placement_ext import background
 from placement_ext import context as pe_context
 from placement_ext import exception
-from placement_ext import rpc
+from placement_ext import rpc_server
 from placement_ext import validation
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
@@ -27,7 +28,6 @@ from placement_ext.conductor import k8s_labels
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import ownership
 from placement_ext.conductor import stack_request
-from placement_ext.conductor import workers
 from placement_ext.conductor import zone_inputs
 from placement_ext.drivers import heat as heat_driver
 from placement_ext.drivers import keystone
@@ -93,7 +93,7 @@ _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
              exception.NoRegion, exception.IntentUnrealisable)
 
 
-class ConductorManager(rpc.Endpoint):
+class ConductorManager(rpc_server.Endpoint):
     """Endpoint of the conductor, API version 1.3."""
 
     SERVICE = 'conductor'
@@ -106,11 +106,14 @@ class ConductorManager(rpc.Endpoint):
         self._runner_lock = threading.Lock()
         self._ownership = ownership.Ownership(self.database, host,
                                               conf.conductor)
-        self._workers = workers.Workers(conf.conductor.operation_workers)
+        self._workers = background.Workers(conf.conductor.operation_workers)
+        # calls that read or write other services (regions, Heat, Nova,
+        # Kubernetes): a bounded number at once, off the RPC threads
+        self._calls = background.Calls(conf.conductor.service_call_workers)
         self._resumed_own = False
         self._region_clients: homing_inputs.RegionClients | None = None
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_OPERATION_V1_1)
     def create_operation(self, context: pe_context.RequestContext,
                          request: dict) -> dict:
@@ -127,7 +130,7 @@ class ConductorManager(rpc.Endpoint):
                   'vnf': op.vnf_instance_id})
         return op.to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def run_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
@@ -142,7 +145,7 @@ class ConductorManager(rpc.Endpoint):
                      f'; {waiting}' if waiting else '')
         return self._shown(op)
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def retry_operation(self, context: pe_context.RequestContext,
                         operation_id: str) -> dict:
@@ -154,7 +157,7 @@ class ConductorManager(rpc.Endpoint):
         op = op_obj.get(self.database, operation_id)
         return op_obj.retry(self.database, op).to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(OPERATION_ID_V1_1)
     def get_operation(self, context: pe_context.RequestContext,
                       operation_id: str) -> dict:
@@ -167,32 +170,34 @@ class ConductorManager(rpc.Endpoint):
             out['waiting'] = waiting
         return out
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LIST_OPERATIONS_V1_1)
     def list_operations(self, context: pe_context.RequestContext,
                         states: list | None = None) -> list:
         return [op.to_dict() for op in op_obj.list_operations(
             self.database, tuple(states or ()))]
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(SELECT_CLOUD_V1_2)
     def select_cloud(self, context: pe_context.RequestContext,
                      request: dict) -> dict:
         """The best candidate region (see :func:`homing.select`)."""
-        return homing.select(self.conf, request, self._regions())
+        return self._calls.run(functools.partial(
+            homing.select, self.conf, request, self._regions()))
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(REALIZE_INTENT_V1_2)
     def realize_intent(self, context: pe_context.RequestContext,
                        policy: dict, template: dict,
                        region_name: str | None = None,
                        flavors: list | None = None) -> dict:
         """The template with the policy's intent realised."""
-        return homing.realize(self.conf, policy, template,
-                              clients=self._regions(),
-                              region_name=region_name, flavors=flavors)
+        return self._calls.run(functools.partial(
+            homing.realize, self.conf, policy, template,
+            clients=self._regions(), region_name=region_name,
+            flavors=flavors))
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LABEL_NODES_V1_3)
     def label_nodes(self, context: pe_context.RequestContext,
                     vnf_instance_id: str | None = None,
@@ -201,14 +206,27 @@ class ConductorManager(rpc.Endpoint):
         """Label the worker Nodes with their VM's compute host, with
         ``[heat]``, ``[nova]`` and ``[kubernetes]``; a VNF instance's
         workers are the servers of its Tacker v2 stack."""
+        return self._calls.run(functools.partial(
+            self._label_nodes, vnf_instance_id, stack, servers or (),
+            prune, dry_run))
+
+    def _label_nodes(self, vnf_instance_id: str | None, stack: str | None,
+                     servers: list | tuple, prune: bool,
+                     dry_run: bool) -> dict:
         conf = self.conf
         if vnf_instance_id:
             stack = k8s_labels.stack_of(vnf_instance_id)
         nova, heat = k8s_labels.cloud_drivers(conf, stack=bool(stack))
         return k8s_labels.label(
             k8s_labels.kubernetes(conf),
-            k8s_labels.workers(nova, heat, ids=servers or (), stack=stack),
+            k8s_labels.workers(nova, heat, ids=servers, stack=stack),
             conf.kubernetes.host_label, prune=prune, dry_run=dry_run)
+
+    def stop(self) -> None:
+        """Take no more operations or service calls (see
+        :class:`placement_ext.background.Workers`)."""
+        self._workers.stop()
+        self._calls.stop()
 
     def _regions(self) -> homing_inputs.RegionClients:
         if self._region_clients is None:
@@ -231,7 +249,7 @@ class ConductorManager(rpc.Endpoint):
         run, at start-up, takes this host's own operations (what its
         previous run left), so one that stopped on an unexpected error is
         not run again in a loop. Each adopted operation runs on a worker
-        (:mod:`~placement_ext.conductor.workers`), resuming from its
+        (:class:`~placement_ext.background.Workers`), resuming from its
         recorded attempts.
         """
         include_own, self._resumed_own = not self._resumed_own, True

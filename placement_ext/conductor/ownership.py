@@ -24,6 +24,7 @@ import datetime
 import threading
 from collections.abc import Iterator
 
+from placement_ext import background
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
@@ -115,17 +116,12 @@ class Ownership:
         if not beat:
             yield
             return
-        stop = threading.Event()
-
-        def renew() -> None:
-            while not stop.wait(self._opts.operation_heartbeat_interval):
-                self.heartbeat()
-
-        thread = threading.Thread(target=renew, daemon=True,
-                                  name=f'heartbeat-{operation_id}')
-        thread.start()
+        interval = self._opts.operation_heartbeat_interval
+        beats = background.PeriodicTask(f'heartbeat-{operation_id}',
+                                        interval, self.heartbeat,
+                                        first_after=interval)
+        beats.start()
         try:
             yield
         finally:
-            stop.set()
-            thread.join()
+            beats.stop()

@@ -11,14 +11,14 @@ with ``can_send_version``):
 """
 
 from placement_ext import context as pe_context
-from placement_ext import rpc
+from placement_ext import rpc_client
 
 V_OPERATIONS = '1.1'
 V_HOMING = '1.2'
 V_K8S = '1.3'
 
 
-class ConductorAPI(rpc.ServiceAPI):
+class ConductorAPI(rpc_client.ServiceAPI):
     """Build one per process: the RPC client is built once, in __init__."""
 
     SERVICE = 'conductor'

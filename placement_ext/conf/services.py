@@ -54,6 +54,14 @@ and ``placement-ext operation show`` says it waits for a worker; an
 operation waiting longer than ``operation_takeover_timeout`` may be
 started by another conductor of the same database.
 """),
+    cfg.IntOpt('service_call_workers', default=8, min=1,
+               help="""
+Threads of this conductor that run the RPC calls reading other services
+for their answer (``select_cloud``, ``realize_intent``, ``label_nodes``):
+at most this many reach the clouds at once, the others wait for a free
+thread within their caller's RPC timeout. Apart from
+``operation_workers``, so a long operation never delays them.
+"""),
 ]
 
 _manager_opts = [

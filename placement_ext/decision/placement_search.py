@@ -152,10 +152,8 @@ class Search:
         the full ranking's."""
         stack: list[list[Slot]] = []
         ranked: list[bool] = []     # whether stack[i] holds every slot
-        while True:
+        while len(stack) < len(self._items):
             position = len(stack)
-            if position == len(self._items):
-                return True
             budget.spend()
             best = self._best(self._items[position]) \
                 if self._anti_still_possible(position) else None
@@ -174,6 +172,7 @@ class Search:
                     ranked[-1] = True
             item = self._items[len(stack) - 1]
             self._take(item, stack[-1].pop())
+        return True
 
     def _rest(self, item: Item, tried: Slot) -> list[Slot]:
         """The slots after ``tried`` (the best) in the full ranking,

@@ -5,6 +5,8 @@ a failure (that is :mod:`placement_ext.decision`).
 """
 
 import dataclasses
+import itertools
+import math
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from keystoneauth1 import session as ks_session
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext import polling
 from placement_ext.drivers import keystone
 
 LOG = logging.getLogger(__name__)
@@ -55,19 +58,9 @@ class StackOutcome:
 
 def wait_intervals() -> Iterator[float]:
     """Sleeps between looks at a stack action (see :data:`WAIT_EVERY`)."""
-    waited = 0.0
-    while True:
-        interval = WAIT_EVERY if waited < WAIT_LONG else WAIT_LONG_EVERY
-        waited += interval
-        yield interval
-
-
-def backoff(first: float, most: float) -> Iterator[float]:
-    """Sleeps doubling from ``first`` up to ``most``."""
-    interval = first
-    while True:
-        yield interval
-        interval = min(most, interval * 2)
+    return itertools.chain(
+        itertools.repeat(WAIT_EVERY, math.ceil(WAIT_LONG / WAIT_EVERY)),
+        itertools.repeat(WAIT_LONG_EVERY))
 
 
 class HeatDriver:
@@ -216,20 +209,25 @@ class HeatDriver:
         The action was just started (or found in progress), so the first
         look is after :data:`WAIT_EVERY` s (:func:`wait_intervals`).
         """
-        end = self._clock() + deadline_s
-        intervals = wait_intervals()
-        while True:
-            self._sleep(max(0.0, min(next(intervals), end - self._clock())))
+        seen: dict = {}
+
+        def ended() -> StackOutcome | None:
             stack = self._stack_or_gone(stack_id)
-            status = stack['stack_status'] if stack else 'UNKNOWN'
+            seen['status'] = stack['stack_status'] if stack else 'UNKNOWN'
             if stack and self._finished(stack, action, started_after):
-                return StackOutcome(stack_id, status,
+                return StackOutcome(stack_id, seen['status'],
                                     stack.get('stack_status_reason') or '')
-            if self._clock() >= end:
-                raise exception.ServiceError(
-                    service='Heat',
-                    reason=f'stack {stack_id} still {status} after '
-                           f'{deadline_s:.0f} s waiting for {action}')
+            return None
+
+        outcome = polling.until(ended, timeout=deadline_s,
+                                interval=wait_intervals(), first_after=True,
+                                sleep=self._sleep, clock=self._clock)
+        if outcome is None:
+            raise exception.ServiceError(
+                service='Heat',
+                reason=f'stack {stack_id} still {seen["status"]} after '
+                       f'{deadline_s:.0f} s waiting for {action}')
+        return outcome
 
     def wait_settled(self, stack_id: str, deadline_s: float,
                      status: str | None = None) -> None:
@@ -247,19 +245,22 @@ class HeatDriver:
         """
         if status is not None and not status.endswith('_FAILED'):
             return
-        end = self._clock() + deadline_s
-        intervals = backoff(SETTLE_FIRST, SETTLE_MOST)
-        while True:
+        def settled() -> bool | None:
             resources = self._call('list stack resources',
                                    self._client.resources.list,
                                    self._path(stack_id), nested_depth=3)
             busy = [r.resource_name for r in resources
                     if getattr(r, 'resource_status', '') == 'IN_PROGRESS']
-            if not busy or self._clock() >= end:
-                return
+            if not busy:
+                return True
             LOG.debug('Stack %(id)s still has resources in progress: '
                       '%(busy)s', {'id': stack_id, 'busy': busy})
-            self._sleep(next(intervals))
+            return None
+
+        # settled or not at the deadline, the next attempt goes ahead
+        polling.until(settled, timeout=deadline_s,
+                      interval=polling.backoff(SETTLE_FIRST, SETTLE_MOST),
+                      sleep=self._sleep, clock=self._clock)
 
     def latest_failure_reason(self, stack_id: str) -> str | None:
         """The newest FAILED resource event's reason, nested stacks included.

@@ -70,6 +70,43 @@ class ServerGroup:
     members: tuple[str, ...]
 
 
+def delete_and_wait(server_ids: Iterable[str],
+                    delete: Callable[[str], None],
+                    exists: Callable[[str], bool], *, timeout: float,
+                    interval: float,
+                    sleep: Callable[[float], None] = time.sleep,
+                    clock: Callable[[], float] = time.monotonic,
+                    progress: Callable[[], None] | None = None,
+                    not_found: tuple[type[Exception], ...] = (
+                        exception.NotFound,)) -> list[str]:
+    """Delete servers and wait until ``exists`` no longer finds them;
+    the ids still there after ``timeout`` s, sorted (none: all gone).
+
+    One wait for every client shape: our driver's and a host service's
+    novaclient (Blazar's, whose ``not_found`` is novaclient's).
+
+    :param delete: deletes one server; a ``not_found`` error from it
+        counts as deleted, so repeating is safe.
+    :param progress: called after every round of checks.
+    """
+    pending = set(server_ids)
+    for server_id in sorted(pending):
+        try:
+            delete(server_id)
+        except not_found:
+            pass
+
+    def gone() -> bool | None:
+        pending.intersection_update({s for s in pending if exists(s)})
+        if progress is not None:
+            progress()
+        return True if not pending else None
+
+    polling.until(gone, timeout=timeout, interval=interval, sleep=sleep,
+                  clock=clock)
+    return sorted(pending)
+
+
 class NovaDriver:
     def __init__(self, session: ks_session.Session, *,
                  adapter_kwargs: dict | None = None,
@@ -395,26 +432,17 @@ class NovaDriver:
         :param progress: called after every round of checks.
         :raises ServiceError: some are still there after ``timeout``.
         """
-        pending = set(server_ids)
-        for server_id in sorted(pending):
-            try:
-                self._counted('delete server', self._client.servers.delete,
-                              server_id)
-            except exception.NotFound:
-                pass
+        def delete(server_id: str) -> None:
+            self._counted('delete server', self._client.servers.delete,
+                          server_id)
 
-        def gone() -> bool | None:
-            pending.intersection_update(
-                {s for s in pending if self._server_exists(s)})
-            if progress is not None:
-                progress()
-            return True if not pending else None
-
-        if not polling.until(gone, timeout=timeout, interval=interval,
-                             sleep=self._sleep):
+        pending = delete_and_wait(
+            server_ids, delete, self._server_exists, timeout=timeout,
+            interval=interval, sleep=self._sleep, progress=progress)
+        if pending:
             raise exception.ServiceError(
                 service='Nova',
-                reason=f'servers {", ".join(sorted(pending))} still '
+                reason=f'servers {", ".join(pending)} still '
                        f'exist {timeout} s after their deletion')
 
     def _server_exists(self, server_id: str) -> bool:

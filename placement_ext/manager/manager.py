@@ -4,7 +4,7 @@ Hosts and leases of instance reservations (python-blazarclient's
 ``host-*`` and ``lease-*`` commands), each validated with a versioned
 schema; the work is done by :class:`placement_ext.manager.reservations.
 Reservations`. The diagnostic ``ping`` and ``echo`` come from
-:class:`placement_ext.rpc.Endpoint`. ``process_events`` is the
+:class:`placement_ext.rpc_server.Endpoint`. ``process_events`` is the
 periodic task, not an RPC method.
 """
 
@@ -16,7 +16,7 @@ from oslo_log import log as logging
 
 from placement_ext import context as pe_context
 from placement_ext import exception
-from placement_ext import rpc
+from placement_ext import rpc_server
 from placement_ext import validation
 from placement_ext.db import models
 from placement_ext.manager import reservations
@@ -57,7 +57,7 @@ _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
              exception.ServiceUnavailable, exception.ServiceError)
 
 
-class ReservationManager(rpc.Endpoint):
+class ReservationManager(rpc_server.Endpoint):
     """Endpoint of the reservation manager, API version 1.9."""
 
     SERVICE = 'manager'
@@ -71,24 +71,24 @@ class ReservationManager(rpc.Endpoint):
 
     # -- hosts ----------------------------------------------------------------
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_HOST_V1_1)
     def create_host(self, context: pe_context.RequestContext,
                     name: str) -> dict:
         return self._workflows().hosts.create(name).to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(HOST_REF_V1_2)
     def get_host(self, context: pe_context.RequestContext,
                  host: str | int) -> dict:
         return host_obj.find(self.database, host).to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(NO_ARGS_V1_3)
     def list_hosts(self, context: pe_context.RequestContext) -> list:
         return [h.to_dict() for h in host_obj.list_hosts(self.database)]
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(HOST_REF_V1_2)
     def delete_host(self, context: pe_context.RequestContext,
                     host: str | int) -> None:
@@ -96,7 +96,7 @@ class ReservationManager(rpc.Endpoint):
 
     # -- leases ---------------------------------------------------------------
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(CREATE_LEASE_V1_5)
     def create_lease(self, context: pe_context.RequestContext, lease: dict,
                      project_id: str | None = None,
@@ -111,28 +111,28 @@ class ReservationManager(rpc.Endpoint):
         return self._workflows().leases.create(
             lease, owner, user_id or context.user_id or '').to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LEASE_REF_V1_6)
     def get_lease(self, context: pe_context.RequestContext, lease: str,
                   project_id: str | None = None) -> dict:
         return lease_obj.find(self.database, lease,
                               self._scope(context, project_id)).to_dict()
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LIST_LEASES_V1_7)
     def list_leases(self, context: pe_context.RequestContext,
                     project_id: str | None = None) -> list:
         return [lease.to_dict() for lease in lease_obj.list_leases(
             self.database, self._scope(context, project_id))]
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LEASE_REF_V1_6)
     def delete_lease(self, context: pe_context.RequestContext, lease: str,
                      project_id: str | None = None) -> None:
         self._workflows().delete_lease(lease,
                                        self._scope(context, project_id))
 
-    @rpc.expected_exceptions(*_CONTRACT)
+    @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(RECONCILE_V1_9)
     def reconcile(self, context: pe_context.RequestContext,
                   repair: bool = False) -> dict:

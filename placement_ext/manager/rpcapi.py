@@ -16,7 +16,7 @@ with ``can_send_version``):
 """
 
 from placement_ext import context as pe_context
-from placement_ext import rpc
+from placement_ext import rpc_client
 
 # Creating and deleting leases waits for Nova and Placement (a lease's
 # servers are deleted and waited for, up to [reservation]
@@ -27,7 +27,7 @@ from placement_ext import rpc
 LONG_CALL_TIMEOUT = 900
 
 
-class ManagerAPI(rpc.ServiceAPI):
+class ManagerAPI(rpc_client.ServiceAPI):
     """Build one per process: the RPC client is built once, in __init__."""
 
     SERVICE = 'manager'

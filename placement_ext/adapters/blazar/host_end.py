@@ -25,6 +25,7 @@ from novaclient import exceptions as nova_exc
 from oslo_log import log as logging
 
 from placement_ext.decision import lease_servers
+from placement_ext.drivers import nova as nova_driver
 
 LOG = logging.getLogger(__name__)
 
@@ -123,22 +124,14 @@ class HostLeaseEnd:
                     search_opts={'host': host, 'all_tenants': 1})]
 
     def _delete(self, server_ids: list[str]) -> None:
-        for server_id in server_ids:
-            try:
-                self.nova.servers.delete(server_id)
-            except nova_exc.NotFound:
-                pass
-        deadline = self.waits.clock() + self.waits.timeout
-        pending = set(server_ids)
-        while True:
-            pending = {s for s in pending if self._exists(s)}
-            if not pending:
-                return
-            if self.waits.clock() >= deadline:
-                LOG.error('Servers %s still exist after their deletion',
-                          sorted(pending))
-                raise self.timed_out()
-            self.waits.sleep(self.waits.interval)
+        pending = nova_driver.delete_and_wait(
+            server_ids, self.nova.servers.delete, self._exists,
+            timeout=self.waits.timeout, interval=self.waits.interval,
+            sleep=self.waits.sleep, clock=self.waits.clock,
+            not_found=(nova_exc.NotFound,))
+        if pending:
+            LOG.error('Servers %s still exist after their deletion', pending)
+            raise self.timed_out()
 
     def _exists(self, server_id: str) -> bool:
         try:

@@ -28,7 +28,6 @@ release :mod:`~placement_ext.adapters.blazar.compat` supports.
 import contextlib
 import datetime
 import threading
-import time
 from collections.abc import Iterator
 
 from blazar import context as blazar_context
@@ -43,6 +42,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from placement_ext import background
 from placement_ext import exception
 from placement_ext.adapters.blazar import compat
 from placement_ext.adapters.blazar import translate
@@ -148,16 +148,16 @@ class InstancePlugin(base.BasePlugin):
         what a killed manager (another controller's) leaves."""
         self._workflows().recover_interrupted_events()
         self._workflows().ensure_server_groups()
-        threading.Thread(target=self._recover_forever, daemon=True,
-                         name='placement_ext-event-recovery').start()
+        self.recovery = background.PeriodicTask(
+            'placement_ext-event-recovery', workflows.RECOVERY_INTERVAL,
+            self._recover, first_after=workflows.RECOVERY_INTERVAL)
+        self.recovery.start()
 
-    def _recover_forever(self) -> None:
-        while True:
-            time.sleep(workflows.RECOVERY_INTERVAL)
-            try:
-                self._workflows().recover_interrupted_events()
-            except Exception:   # noqa: BLE001 - the next round retries
-                LOG.exception('Looking for interrupted lease events')
+    def _recover(self) -> None:
+        try:
+            self._workflows().recover_interrupted_events()
+        except Exception:   # noqa: BLE001 - the next round retries
+            LOG.exception('Looking for interrupted lease events')
 
     def _workflows(self) -> 'workflows.BlazarReservations':
         with self._lock:

@@ -26,7 +26,6 @@ import dataclasses
 import os
 import socket
 import threading
-import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -37,6 +36,7 @@ from tacker.sol_refactored.common import vnf_instance_utils as inst_utils
 from tacker.sol_refactored.conductor import conductor_v2
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
+from placement_ext import background
 from placement_ext import conf as pe_conf
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.adapters.tacker import vim as tacker_vim
@@ -338,15 +338,25 @@ def sync_with_tacker() -> list[op_obj.Operation]:
         lambda lcm_op_occ_id: _lcm_op_occ_state(context, lcm_op_occ_id))
 
 
-def _sync_forever() -> None:
-    interval = 10
-    while True:
-        time.sleep(interval)
-        try:
-            interval = runtime().conf.placement_ext.lcm_sync_interval
-            sync_with_tacker()
-        except Exception:  # a database down: the next pass tries again
-            LOG.exception('Ending our operations with Tacker\'s failed')
+# seconds to the first sync, before our configuration is read (then
+# [placement_ext] lcm_sync_interval)
+FIRST_SYNC_AFTER = 10
+
+
+def _sync_interval() -> float:
+    try:
+        return runtime().conf.placement_ext.lcm_sync_interval
+    except Exception:  # a database down: keep the first interval
+        LOG.exception('Reading lcm_sync_interval failed; syncing every '
+                      '%s s', FIRST_SYNC_AFTER)
+        return FIRST_SYNC_AFTER
+
+
+def _sync() -> None:
+    try:
+        sync_with_tacker()
+    except Exception:  # a database down: the next pass tries again
+        LOG.exception('Ending our operations with Tacker\'s failed')
 
 
 class ConductorV2(conductor_v2.ConductorV2):
@@ -356,8 +366,10 @@ class ConductorV2(conductor_v2.ConductorV2):
 
     def __init__(self) -> None:
         super().__init__()
-        threading.Thread(target=_sync_forever, daemon=True,
-                         name='placement-ext-lcm-sync').start()
+        self.lcm_sync = background.PeriodicTask(
+            'placement-ext-lcm-sync', _sync_interval, _sync,
+            first_after=FIRST_SYNC_AFTER)
+        self.lcm_sync.start()
 
 
 def install() -> None:

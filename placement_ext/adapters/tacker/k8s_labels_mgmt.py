@@ -68,8 +68,8 @@ from kubernetes import client as k8s_client
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from placement_ext import configuration
 from placement_ext import exception
-from placement_ext import service
 from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import k8s_labels
 from placement_ext.drivers import kubernetes as k8s_driver
@@ -142,8 +142,8 @@ def load_config(environ: Mapping[str, str]) -> cfg.ConfigOpts:
     files = [f for f in environ.get(CONFIG_ENV, '').split(':') if f]
     if not files and os.path.exists(TACKER_CONF):
         files = [TACKER_CONF]
-    return service.load_config([], prog='placement-ext-tacker-mgmt',
-                               default_config_files=files)
+    return configuration.load_config([], prog='placement-ext-tacker-mgmt',
+                                     default_config_files=files)
 
 
 def run(payload: Mapping, conf: cfg.ConfigOpts | None = None

@@ -1,5 +1,7 @@
 """The one polling helper."""
 
+import itertools
+
 import testtools
 
 from placement_ext import exception
@@ -51,3 +53,30 @@ class TestUntil(testtools.TestCase):
 
         self.assertRaises(ValueError, self.until, broken, timeout=60)
         self.assertEqual([], self.slept)
+
+
+class TestSchedule(testtools.TestCase):
+    """A schedule of intervals, a first look after the first one, and
+    the deadline on the caller's clock (Heat's wait)."""
+
+    def setUp(self):
+        super().setUp()
+        self.now = 0.0
+        self.looks = []
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def look(self):
+        self.looks.append(self.now)
+
+    def test_no_look_at_once_and_the_last_at_the_deadline(self):
+        self.assertIsNone(polling.until(
+            self.look, timeout=12, interval=itertools.repeat(5.0),
+            first_after=True, sleep=self.sleep, clock=lambda: self.now))
+        self.assertEqual([5.0, 10.0, 12.0], self.looks)
+
+    def test_backoff_doubles_up_to_most(self):
+        intervals = polling.backoff(0.25, 2.0)
+        self.assertEqual([0.25, 0.5, 1.0, 2.0, 2.0],
+                         [next(intervals) for _ in range(5)])

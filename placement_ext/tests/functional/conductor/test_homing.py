@@ -9,7 +9,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import oslo_messaging
 import requests
@@ -18,6 +17,7 @@ import yaml
 from placement_ext import context as pe_context
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.schemas import homing as schema
+from placement_ext.tests.functional import processes
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
 
@@ -129,7 +129,7 @@ class TestPlanApi(base.ConductorCloudTestCase):
                                'regions.yaml')
         with open(regions, 'w') as stream:
             yaml.safe_dump(candidates(), stream)
-        self.port = _free_port()
+        self.port = processes.free_port()
         with open(self.config_file, 'a') as stream:
             stream.write(f'\n[homing]\nregions_file = {regions}\n'
                          f'api_port = {self.port}\napi_username = osdf\n'
@@ -143,9 +143,9 @@ class TestPlanApi(base.ConductorCloudTestCase):
              'import homing_api; sys.exit(homing_api.main())',
              '--config-file', self.config_file],
             stdout=log, stderr=subprocess.STDOUT)
-        self.addCleanup(_stop, process)
+        self.addCleanup(processes.stop, process)
         self.url = f'http://127.0.0.1:{self.port}'
-        _wait_listening(self.port, process)
+        processes.wait_listening(self.port, process)
 
     def test_post_and_poll_a_plan(self):
         template = {
@@ -245,32 +245,3 @@ class TestPlanApiKeystoneHung(TestPlanApi):
         self.assertEqual(('error', "timed out: the plan's timeout of 2 s "
                                    "passed before every region was read"),
                          (plan['status'], plan['message']))
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-def _wait_listening(port, process, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f'placement-ext-homing-api exited with '
-                               f'{process.returncode}')
-        try:
-            socket.create_connection(('127.0.0.1', port), 1).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError('placement-ext-homing-api did not listen')
-
-
-def _stop(process):
-    process.terminate()
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()

@@ -37,10 +37,10 @@ import testtools
 import testtools.content
 from blazarclient import exception as blazar_exc
 
+from placement_ext import configuration
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
-from placement_ext import service
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import reservations
 from placement_ext.manager import rpcapi as manager_rpcapi
@@ -73,7 +73,7 @@ class ServicesTestCase(testtools.TestCase):
         # the cloud's capacity is ours while the test runs
         cloud = cloud_fixture.use_cloud(self)
         self.project = cloud.demo.current_project_id
-        conf = service.load_config(
+        conf = configuration.load_config(
             [], default_config_files=[self.ha['config_files'][0]])
         self.transport = rpc.get_transport(conf)
         self.addCleanup(self.transport.cleanup)
@@ -209,7 +209,7 @@ class HAConductorTestCase(conductor_base.ConductorCloudTestCase):
         self.ha = ha_fixture.use_ha(self)
         super().setUp()
         # the HA conductors' configuration and database
-        self.conf = service.load_config(
+        self.conf = configuration.load_config(
             [], default_config_files=[self.ha['config_files'][0]])
         self.db = ha_fixture.new_database(self.ha['galera_urls'][2])
         self.addCleanup(self.db.dispose)

@@ -17,6 +17,7 @@ import uuid
 import fixtures
 import testtools
 
+from placement_ext import configuration
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
@@ -60,7 +61,7 @@ topic = pe-test-manager-{suffix}
 [oslo_messaging_rabbit]
 amqp_auto_delete = true
 """)
-        self.conf = service.load_config(
+        self.conf = configuration.load_config(
             [], default_config_files=[self.config_path])
         self.transport = rpc.get_transport(self.conf)
         self.addCleanup(self.transport.cleanup)

@@ -9,7 +9,7 @@ import types
 import fixtures
 import testtools
 
-from placement_ext import service
+from placement_ext.api import server as api_server
 from placement_ext.api import server as http_server
 
 MAX_BODY = 64 * 1024
@@ -129,7 +129,7 @@ class TestServeWsgi(testtools.TestCase):
         opts = types.SimpleNamespace(
             api_workers=1, api_connection_limit=1, api_client_timeout=1,
             api_max_body_size=1024)
-        self.assertEqual(1, service.serve_wsgi(
+        self.assertEqual(1, api_server.serve(
             lambda environ, start: [], '127.0.0.1',
             taken.getsockname()[1], 'prog', opts))
         self.assertIn('prog: cannot listen on 127.0.0.1:',

@@ -7,6 +7,7 @@ import json
 
 import testtools
 import webob
+from oslo_context import context as oslo_context
 
 from placement_ext import exception
 from placement_ext.api import wsgi
@@ -170,3 +171,23 @@ class TestStatus(testtools.TestCase):
         self.assertNotIn('secret', response.text)
         self.assertEqual('application/problem+json', response.content_type)
         self.assertEqual(500, json.loads(response.body)['status'])
+
+
+class TestRequestId(testtools.TestCase):
+    """oslo.middleware's request id: in the answer and current while the
+    request is handled, so oslo.log writes it on every line."""
+
+    def test_the_id_answered_is_the_one_the_handler_logs_with(self):
+        seen = []
+
+        def handler(request):
+            seen.append(oslo_context.get_current().request_id)
+            return wsgi.json_response(200, {})
+
+        app = wsgi.Api([wsgi.Route(r'^/$', GET=handler)], style=wsgi.HAS,
+                       max_body=1024)
+        first = webob.Request.blank('/').get_response(app)
+        second = webob.Request.blank('/').get_response(app)
+        self.assertEqual([first.headers['x-openstack-request-id'],
+                          second.headers['x-openstack-request-id']], seen)
+        self.assertNotEqual(seen[0], seen[1])

@@ -201,6 +201,32 @@ class TestOwnership(testtools.TestCase):
         self.fail('condition not reached')
 
 
+class TestServiceCalls(testtools.TestCase):
+    """The calls that read other services run on the conductor's
+    service-call pool, not on the RPC executor thread."""
+
+    def test_label_nodes_runs_on_the_pool(self):
+        conf = pe_conf.new_conf([])
+        endpoint = manager.ConductorManager(conf, 'a')
+        self.addCleanup(endpoint.stop)
+        threads = []
+
+        def label(*args, **kwargs):
+            threads.append(threading.current_thread())
+            return {'changes': []}
+
+        for name, value in (('cloud_drivers', lambda *a, **k: (None, None)),
+                            ('kubernetes', lambda conf: None),
+                            ('workers', lambda *a, **k: []),
+                            ('label', label)):
+            self.useFixture(fixtures.MockPatchObject(
+                manager.k8s_labels, name, value))
+        context = pe_context.get_admin_context(conf)
+        self.assertEqual({'changes': []},
+                         endpoint.label_nodes(context, servers=['s1']))
+        self.assertIsNot(threading.current_thread(), threads[0])
+
+
 class TestConfiguration(testtools.TestCase):
 
     def test_takeover_must_outlast_two_heartbeats(self):

@@ -124,11 +124,6 @@ class TestWaitSettled(testtools.TestCase):
         driver.wait_settled('s1', 60, status='UPDATE_FAILED')
         driver._client.resources.list.assert_called_once()
 
-    def test_backoff_doubles_up_to_the_poll_interval(self):
-        intervals = heat.backoff(0.25, 2.0)
-        self.assertEqual([0.25, 0.5, 1.0, 2.0, 2.0],
-                         [next(intervals) for _ in range(5)])
-
 
 class TestFindAgain(testtools.TestCase):
     """The Tacker adapter reads the failed stack, then the runner does

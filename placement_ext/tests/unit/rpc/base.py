@@ -7,14 +7,14 @@ import os
 import fixtures
 import testtools
 
+from placement_ext import configuration
 from placement_ext import context as pe_context
 from placement_ext import embedded
-from placement_ext import service
 
 
 def make_conf(state_path: str):
     """A validated ConfigOpts that reads no file, state under a temp dir."""
-    conf = service.load_config([], default_config_files=[])
+    conf = configuration.load_config([], default_config_files=[])
     conf.set_override('state_path', state_path)
     return conf
 

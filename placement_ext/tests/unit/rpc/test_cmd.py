@@ -17,7 +17,7 @@ class TestBadConfiguration(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        # run_service sets up oslo.log for the whole process: its root
+        # rpc_service.main sets up oslo.log for the whole process: its root
         # handlers (to stdout without a log file) and its excepthook
         self.useFixture(base.KeepLogging(['placement_ext']))
         self.useFixture(fixtures.MonkeyPatch('sys.excepthook',

@@ -14,6 +14,7 @@ from sqlalchemy import exc as sa_exc
 
 from placement_ext import exception
 from placement_ext import rpc
+from placement_ext import rpc_server
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import rpcapi as manager_rpcapi
 from placement_ext.tests.unit.rpc import base
@@ -113,7 +114,7 @@ class TestRoundTrip(base.TestCase):
     def test_policy_allows_exactly_the_schema_methods(self):
         from placement_ext.conductor import manager as conductor_manager
         from placement_ext.manager import manager as manager_manager
-        policy = rpc.SchemaAccessPolicy()
+        policy = rpc_server.SchemaAccessPolicy()
         expected = {
             conductor_manager.ConductorManager: {
                 'ping', 'echo', 'create_operation', 'run_operation',
@@ -149,8 +150,8 @@ class TestRoundTrip(base.TestCase):
         self.assertNotIn('secret-payload', exc.detail)
 
     def test_servers_use_the_threading_executor(self):
-        server = rpc.get_server(self.conf, self.transport, 'executor-check',
-                                [], 'test-host')
+        server = rpc_server.get_server(self.conf, self.transport,
+                                       'executor-check', [], 'test-host')
         self.assertEqual('threading', server.executor_type)
 
 
