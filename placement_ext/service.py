@@ -358,13 +358,15 @@ def _refuse(prog: str, message: str) -> int:
 
 
 def serve_wsgi(app: Callable, host: str, port: int, prog: str,
-               opts: cfg.ConfigOpts | object) -> int:
+               opts: cfg.ConfigOpts | object,
+               services: list | None = None) -> int:
     """Serve ``app`` on ``host:port`` with an
     :class:`~placement_ext.api.server.HttpServer` sized by
     ``opts`` (the service's option group: ``api_workers``,
     ``api_connection_limit``, ``api_client_timeout``,
     ``api_max_body_size``) until SIGTERM or SIGINT; 1 when the address
-    cannot be listened on."""
+    cannot be listened on. ``services`` (started already) are stopped
+    after the server, in reverse order."""
     try:
         server = http_server.HttpServer(
             app, host, port, workers=opts.api_workers,
@@ -374,6 +376,7 @@ def serve_wsgi(app: Callable, host: str, port: int, prog: str,
     except OSError as exc:
         sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
                          f'{exc.strerror}\n')
+        stop_all(services or [])
         return 1
     LOG.info('%s listening on %s:%s', prog, host, server.port)
     thread = threading.Thread(target=server.run, name='http-server',
@@ -384,5 +387,6 @@ def serve_wsgi(app: Callable, host: str, port: int, prog: str,
     finally:
         server.stop()
         thread.join()
+        stop_all(services or [])
     LOG.info('%s exited', prog)
     return 0
