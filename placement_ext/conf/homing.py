@@ -55,9 +55,11 @@ _opts = [
                help='JSON or YAML list of the candidate cloud regions '
                     'that HAS plans (placement-ext-homing-api) choose '
                     'from: cloud_owner, region_id, cloud_type, latitude, '
-                    'longitude, and optionally availability_zone and '
-                    'project (doc/source/homing.rst). ONAP reads these '
-                    'from A&AI. Read for every plan.'),
+                    'longitude, and optionally availability_zone, '
+                    'project, and A&AI\'s physical_location_id (CLLI), '
+                    'cloud_region_version, cloud_zone and complex_name '
+                    '(doc/source/homing.rst). ONAP reads these from A&AI. '
+                    'Read for every plan.'),
     cfg.FloatOpt('default_cost', default=0.0,
                  help='Cost of a region whose cloud type and instance type '
                       'have no cost in cost_file.'),

@@ -32,10 +32,12 @@ from placement_ext.tests.unit.decision import test_has_plan
 REGIONS = [
     {'cloud_owner': 'Owner', 'region_id': 'RegionOne',
      'cloud_type': 'OpenStack', 'latitude': 45.4, 'longitude': -71.2,
-     'availability_zone': 'AZ-1'},
+     'availability_zone': 'AZ-1', 'physical_location_id': 'MTLQC01',
+     'cloud_region_version': '4.0'},
     {'cloud_owner': 'Owner', 'region_id': 'RegionOne',
      'cloud_type': 'OpenStack', 'latitude': 45.6, 'longitude': -71.0,
-     'availability_zone': 'AZ-2'},
+     'availability_zone': 'AZ-2', 'physical_location_id': 'MTLQC01',
+     'cloud_region_version': '4.0'},
     {'cloud_owner': 'Owner', 'region_id': 'Far', 'cloud_type': 'OpenStack',
      'latitude': 10.0, 'longitude': 10.0},
 ]
@@ -320,6 +322,56 @@ class TestSolvers(ApiTestCase):
                                          status='done'))
         self.assertFalse(plan_obj.advance(self.database.db, 'taken', 'old',
                                           'solving'))
+
+
+class TestOsdfClient(ApiTestCase):
+    """What ONAP OSDF reads from us, key by key (onap/optf-osdf):
+    ``osdf/adapters/conductor/conductor.py`` ``request()`` and
+    ``initial_request_to_conductor()`` (the POST's ``status`` must be
+    ``template``, the plan is polled at ``links[0][0]["href"]`` until
+    ``done``, ``not found`` or ``solved``; ``error`` fails), then
+    ``apps/placement/optimizers/conductor/remote_opt_processor.py``
+    ``conductor_response_processor()`` (what SO receives:
+    ``candidate_id`` as ``cloudRegionId``, ``cloud_owner``, the candidate's
+    ``location_id`` / ``location_type`` / ``is_rehome``, and every
+    attribute, ``physical-location-id`` becoming ``cloudClli``)."""
+
+    def test_what_osdf_reads(self):
+        status, resp, _ = self.call('POST', '/v1/plans', {
+            'name': 'osdf-request-id', 'files': {}, 'timeout': 600,
+            'num_solution': '1', 'template': size_template()})
+        self.assertEqual(201, status)
+        self.assertEqual('template', resp['status'])
+        plan_url = resp['links'][0][0]['href']
+        path = plan_url[len('http://homing:8091'):]
+        seen = []
+        while not seen or seen[-1] not in ('done', 'not found', 'solved',
+                                           'error'):
+            resp = self.call('GET', path)[1]
+            seen.append(resp['plans'][0]['status'])
+        self.assertEqual(set(), set(seen) - {
+            'template', 'translated', 'solving', 'solved', 'done'})
+        if seen[-1] == 'solved':  # OSDF stops here too: done follows
+            self.assertEqual('done', self.final(resp['plans'][0]['id'])[
+                'status'])
+        (reco,) = resp['plans'][0]['recommendations']
+        (resource,) = reco.keys()
+        candidate = reco[resource]['candidate']
+        self.assertEqual('cloud', candidate['inventory_type'])
+        self.assertEqual('RegionOne', candidate['candidate_id'])
+        self.assertEqual('Owner', candidate.get('cloud_owner', ''))
+        self.assertEqual('vG-svc',
+                         reco[resource].get('service_resource_id', ''))
+        self.assertEqual(
+            {'location_id': 'RegionOne', 'location_type': 'att_aic',
+             'is_rehome': 'false'},
+            {key: value for key, value in candidate.items()
+             if key in ('location_id', 'location_type', 'is_rehome',
+                        'host_id')})
+        self.assertEqual({'physical-location-id': 'MTLQC01',
+                          'cloud_owner': 'Owner', 'aic_version': '4.0'},
+                         reco[resource]['attributes'])
+        self.assertNotIn('message', resp['plans'][0])
 
 
 class TestAuthentication(ApiTestCase):
