@@ -54,7 +54,8 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
     """
     has_plan.check_demand_count(template, conf.homing.max_plan_demands)
     candidates = regions(conf)
-    requests = has_plan.translate(template)
+    translation = has_plan.translate(template)
+    requests = translation.requests
     solved, dropped, calls = [], {}, collections.Counter()
     for request in requests:
         kept, filtered = request.candidate_filter.split(candidates)
@@ -80,9 +81,13 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
         f'demand {name}: ' + '; '.join(f'{d.region.name}: {d.reason}'
                                         for d in selection.dropped)
         for name, selection in homeless)
-    return {'status': 'not found' if homeless else 'done',
-            'message': message,
-            'recommendations': has_plan.recommendations(solved, limit),
+    found = has_plan.recommendations(solved, limit, translation.zones)
+    if not homeless and not found:
+        message = ('no combination of the demands\' regions keeps the '
+                   'zone constraint(s) ' +
+                   ', '.join(rule.name for rule in translation.zones))
+    return {'status': 'not found' if homeless or not found else 'done',
+            'message': message, 'recommendations': found,
             'dropped': dropped, 'calls': dict(calls)}
 
 

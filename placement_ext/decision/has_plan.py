@@ -16,6 +16,7 @@ objective form; any other is refused by name):
   ``complex-name``, ``physical-location-id``); ``passthrough_attributes``
   are copied to the recommendation's attributes; a demand with no size
   (no ``vim_fit``) has its capacity left unchecked, as HAS does;
+- constraints ``zone`` and ``attribute``: see ``decision.has_constraints``;
 - constraints ``distance_to_location`` (``"< 100 km"``: a limit),
   ``vim_fit`` (``request: {vCPU, Memory, Storage}``: one instance of
   that size must fit, plus our optional ``count``) and, our extension,
@@ -24,10 +25,10 @@ objective form; any other is refused by name):
 - ``optimization``: ``minimize`` a ``sum`` of ``distance_between`` and
   our ``cloud_cost`` terms, bare or in ``product`` with a weight.
 
-Anything else (``reservation``, ``hpa``, ``zone``, ``attribute``
-constraints, the ``hpa_score`` function, demand keys such as
-``conflict_identifier``...) is refused by name, never silently ignored:
-a plan we cannot honour must not be answered as if we had.
+Anything else (``reservation``, ``hpa`` constraints, the ``hpa_score``
+function, demand keys such as ``conflict_identifier``...) is refused
+by name, never silently ignored: a plan we cannot honour must not be
+answered as if we had.
 
 Over 400 lines as one module on purpose: it is the whole mapping of ONAP
 HAS's plan language onto our homing request, and the list of what it
@@ -41,10 +42,11 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 
 from placement_ext import exception
+from placement_ext.decision import has_constraints
 from placement_ext.decision import homing
 
 SUPPORTED_CONSTRAINTS = ('distance_to_location', 'vim_fit',
-                         'cloud_selection_policy')
+                         'cloud_selection_policy', 'zone', 'attribute')
 _DISTANCE = re.compile(r'^\s*(<=?)\s*([0-9]+(?:\.[0-9]+)?)\s*(km|mi)?\s*$')
 _KM_PER_MILE = 1.609344
 _MB_PER = {'MB': 1, 'GB': 1024, 'TB': 1024 * 1024}
@@ -115,6 +117,8 @@ class CandidateFilter:
     excluded: frozenset[str] = frozenset()
     required: frozenset[str] | None = None
     attributes: Mapping = dataclasses.field(default_factory=dict)
+    # of the attribute constraints on the demand
+    rules: tuple[has_constraints.AttributeRule, ...] = ()
 
     def reason(self, region: Mapping) -> str | None:
         """Why the candidate ``region`` (a regions file entry) is
@@ -129,6 +133,10 @@ class CandidateFilter:
             return 'excluded by the demand (excluded_candidates)'
         if self.required is not None and region_id not in self.required:
             return 'not one of the demand\'s required_candidates'
+        for rule in self.rules:
+            reason = rule.reason(region)
+            if reason:
+                return reason
         return _attributes_mismatch(self.attributes, _attributes_of(region))
 
     def split(self, candidates: Sequence[Mapping]
@@ -177,6 +185,21 @@ def _attributes_mismatch(wanted: Mapping, attributes: Mapping) -> str | None:
     return None
 
 
+@dataclasses.dataclass
+class Translation:
+    """A template's demands (iterating over it gives them) and its zone
+    constraints, which tie demands together."""
+
+    requests: list[DemandRequest]
+    zones: list[has_constraints.ZoneRule]
+
+    def __iter__(self):  # noqa: ANN204 (an iterator of DemandRequest)
+        return iter(self.requests)
+
+    def __len__(self) -> int:
+        return len(self.requests)
+
+
 def check_demand_count(template: object, limit: int) -> None:
     """Refuse a template of more than ``limit`` demands (``[homing]
     max_plan_demands``), before any work on it.
@@ -192,8 +215,9 @@ def check_demand_count(template: object, limit: int) -> None:
                    f'{limit} ([homing] max_plan_demands)')
 
 
-def translate(template: Mapping) -> list[DemandRequest]:
-    """One request per demand of a HAS ``template``.
+def translate(template: Mapping) -> Translation:
+    """One request per demand of a HAS ``template``, and its zone
+    constraints.
 
     :raises InvalidInput: naming the template field and the reason.
     """
@@ -217,11 +241,13 @@ def translate(template: Mapping) -> list[DemandRequest]:
                 for name, entries in demands.items()}
     constraints = _mapping(template.get('constraints', {}),
                            'template.constraints')
+    zones: list[has_constraints.ZoneRule] = []
     for name, constraint in constraints.items():
-        _apply_constraint(name, resolve(constraint), requests, locations)
+        _apply_constraint(name, resolve(constraint), requests, locations,
+                          zones)
     _apply_optimization(resolve(template.get('optimization') or {}),
                         requests, locations)
-    return list(requests.values())
+    return Translation(list(requests.values()), zones)
 
 
 def _check_version(template: Mapping) -> None:
@@ -235,9 +261,21 @@ def _check_version(template: Mapping) -> None:
 
 
 def recommendations(solved: Sequence[tuple[DemandRequest, homing.Selection]],
-                    limit: int) -> list[dict]:
-    """Up to ``limit`` solutions; solution k takes each demand's k-th
-    ranked region (demands are independent: each is exact)."""
+                    limit: int,
+                    zones: Sequence[has_constraints.ZoneRule] = ()
+                    ) -> list[dict]:
+    """Up to ``limit`` solutions. Without zone constraints solution k
+    takes each demand's k-th ranked region (demands are independent:
+    each is exact); with some, the first combinations they allow
+    (:func:`has_constraints.combine`)."""
+    if zones:
+        requests = {request.name: request for request, _ in solved}
+        combinations = has_constraints.combine(
+            [(request.name, selection.ranked)
+             for request, selection in solved], zones, limit)
+        return [{name: _recommendation(requests[name], ranked)
+                 for name, ranked in combination.items()}
+                for combination in combinations]
     depth = min((len(selection.ranked) for _, selection in solved),
                 default=0)
     return [{request.name: _recommendation(request, selection.ranked[k])
@@ -421,7 +459,8 @@ def _targets(name: str, constraint: Mapping,
 
 def _apply_constraint(name: str, constraint: object,
                       requests: Mapping[str, DemandRequest],
-                      locations: Mapping[str, dict]) -> None:
+                      locations: Mapping[str, dict],
+                      zones: list[has_constraints.ZoneRule]) -> None:
     field = f'template.constraints.{name}'
     constraint = _mapping(constraint, field)
     kind = constraint.get('type')
@@ -444,6 +483,17 @@ def _apply_constraint(name: str, constraint: object,
         size = _vim_fit_size(properties, f'{field}.properties')
         for request in targets:
             request.demand = dict(request.demand, **size)
+    elif kind == 'zone':
+        zones.append(has_constraints.ZoneRule.parse(
+            name, properties, [r.name for r in targets],
+            f'{field}.properties'))
+    elif kind == 'attribute':
+        rules = tuple(has_constraints.attribute_rules(
+            name, properties, f'{field}.properties'))
+        for request in targets:
+            request.candidate_filter = dataclasses.replace(
+                request.candidate_filter,
+                rules=request.candidate_filter.rules + rules)
     else:
         for request in targets:
             _apply_policy(request, properties, f'{field}.properties')

@@ -232,12 +232,58 @@ class TestPlans(ApiTestCase):
         def broken(template, limit, deadline):
             raise KeyError('boom')
 
+        self.solver.stop()  # the broken solver alone takes plans
         app = has.PlanApp(self.database.db, self.solver_of(broken))
         plan = self.final(self.post({'name': 'x',
                                      'template': size_template()},
                                     app=app)['id'])
         self.assertEqual(('error', 'unexpected error: KeyError'),
                          (plan['status'], plan['message']))
+
+    def two_demands(self, **constraints):
+        template = size_template()
+        del template['constraints']['constraint_vg_customer']
+        template['demands']['vDNS'] = [{'inventory_provider': 'aai',
+                                        'inventory_type': 'cloud'}]
+        template['constraints']['check_cloud_capacity']['demands'] = [
+            'vG', 'vDNS']
+        template['constraints'].update(constraints)
+        return template
+
+    def test_zone_constraints_tie_the_demands(self):
+        # vG ranks AZ-1, AZ-2 (of RegionOne), then Far
+        cases = [
+            ('same', {('RegionOne/AZ-1', 'RegionOne/AZ-1'),
+                      ('RegionOne/AZ-1', 'RegionOne/AZ-2')}),
+            ('different', {('RegionOne/AZ-1', 'Far/None'),
+                           ('RegionOne/AZ-2', 'Far/None')}),
+        ]
+        for qualifier, regions in cases:
+            template = self.two_demands(apart={
+                'type': 'zone', 'demands': ['vG', 'vDNS'],
+                'properties': {'category': 'region',
+                               'qualifier': qualifier}})
+            plan = self.final(self.post({
+                'name': 'z', 'template': template,
+                'num_solution': '2'})['id'])
+            self.assertEqual(regions, {
+                tuple('{candidate_id}/{zone}'.format(
+                    zone=s[d]['candidate'].get('availability_zone'),
+                    **s[d]['candidate']) for d in ('vG', 'vDNS'))
+                for s in plan['recommendations']}, qualifier)
+
+    def test_attribute_constraint_over_the_regions(self):
+        template = self.two_demands(
+            clli={'type': 'attribute', 'demands': 'vG', 'properties': {
+                'evaluate': {'cloud-region': {'cloud-requests': ['Far']},
+                             'hypervisor': None}}})
+        plan = self.final(self.post({'name': 'a', 'template': template})[
+            'id'])
+        (solution,) = plan['recommendations']
+        self.assertEqual('Far', solution['vG']['candidate']['candidate_id'])
+        self.assertIn("attribute constraint clli: cloud-region is "
+                      "'RegionOne', not any of ['Far']",
+                      plan['dropped']['vG'][0]['reason'])
 
     def test_healthcheck_fails_without_its_database(self):
         self.useFixture(fixtures.MonkeyPatch(
