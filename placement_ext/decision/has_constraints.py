@@ -41,6 +41,16 @@ ATTRIBUTES = {'complex': 'complex_name',
 MAX_STEPS = 100_000
 
 
+def unsupported(field: str, supported: Sequence[str],
+                value: object = ...) -> exception.InvalidInput:
+    """The refusal of ``field`` (of its ``value`` when given), naming
+    what is supported there."""
+    what = 'is' if value is ... else f'{value!r} is'
+    return exception.InvalidInput(
+        field=field, reason=f'{what} not supported (supported: '
+                            f'{", ".join(supported)})')
+
+
 @dataclasses.dataclass(frozen=True)
 class AttributeRule:
     """One attribute of an ``attribute`` constraint."""
@@ -76,9 +86,7 @@ def attribute_rules(name: str, properties: Mapping,
             continue
         where = f'{field}.evaluate.{key}'
         if key not in ATTRIBUTES:
-            raise exception.InvalidInput(
-                field=where, reason=f'is not supported (supported: '
-                                    f'{", ".join(ATTRIBUTES)})')
+            raise unsupported(where, list(ATTRIBUTES))
         condition, values = _condition(key, value, where)
         if values:
             rules.append(AttributeRule(name, key, condition, values))
@@ -118,10 +126,8 @@ class ZoneRule:
               demands: Sequence[str], field: str) -> 'ZoneRule':
         category = properties.get('category')
         if category not in ZONE_CATEGORIES:
-            raise exception.InvalidInput(
-                field=f'{field}.category',
-                reason=f'{category!r} is not supported (supported: '
-                       f'{", ".join(ZONE_CATEGORIES)})')
+            raise unsupported(f'{field}.category', list(ZONE_CATEGORIES),
+                              category)
         qualifier = properties.get('qualifier')
         if qualifier not in ZONE_QUALIFIERS:
             raise exception.InvalidInput(

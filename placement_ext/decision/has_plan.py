@@ -65,6 +65,10 @@ DEMAND_KEYS = ('inventory_provider', 'inventory_type', 'service_type',
 # HAS's match_inventory_attributes skips these (they select services)
 _SERVICE_ATTRIBUTES = ('service-type', 'equipment-role',
                        'model-invariant-id', 'model-version-id')
+_NO_HPA = ('is not supported: HPA (flavors matched by hardware platform '
+           'features, the matched flavor\'s capacity checked in Placement, '
+           'hpa_score) is not built here; home the demand with vim_fit or '
+           'a cloud_selection_policy flavor')
 DEFAULT_POLICY = {'content': {'cloud-cost-evaluation': False,
                               'cloud-deployment-intent': {}}}
 INVENTORY_PROVIDER = 'placement_ext'
@@ -223,13 +227,14 @@ def translate(template: Mapping) -> Translation:
     """
     _check_version(template)
     unknown = [key for key in template if key not in TEMPLATE_KEYS]
-    if unknown:
+    if unknown == ['reservation']:
         raise exception.InvalidInput(
-            field=f'template.{unknown[0]}',
-            reason='is not supported' + (
-                ': no reservation or order locking here'
-                if unknown[0] == 'reservation' else
-                f' (supported: {", ".join(TEMPLATE_KEYS)})'))
+            field='template.reservation',
+            reason='is not supported: no reservation or order locking '
+                   'here')
+    if unknown:
+        raise has_constraints.unsupported(f'template.{unknown[0]}',
+                                          TEMPLATE_KEYS)
     params = _mapping(template.get('parameters', {}), 'template.parameters')
     resolve = _Resolver(params)
     locations = _locations(template.get('locations', {}), resolve)
@@ -388,9 +393,8 @@ def _demand(name: str, entries: object) -> DemandRequest:
                    f'only cloud regions are homed here')
     unknown = [key for key in entry if key not in DEMAND_KEYS]
     if unknown:
-        raise exception.InvalidInput(
-            field=f'{field}.{unknown[0]}',
-            reason=f'is not supported (supported: {", ".join(DEMAND_KEYS)})')
+        raise has_constraints.unsupported(f'{field}.{unknown[0]}',
+                                          DEMAND_KEYS)
     return DemandRequest(
         name, entry.get('service_resource_id'),
         candidate_filter=CandidateFilter(
@@ -464,11 +468,11 @@ def _apply_constraint(name: str, constraint: object,
     field = f'template.constraints.{name}'
     constraint = _mapping(constraint, field)
     kind = constraint.get('type')
+    if kind == 'hpa':
+        raise exception.InvalidInput(field=f'{field}.type', reason=_NO_HPA)
     if kind not in SUPPORTED_CONSTRAINTS:
-        raise exception.InvalidInput(
-            field=f'{field}.type',
-            reason=f'{kind!r} is not supported (supported: '
-                   f'{", ".join(SUPPORTED_CONSTRAINTS)})')
+        raise has_constraints.unsupported(f'{field}.type',
+                                          SUPPORTED_CONSTRAINTS, kind)
     properties = _mapping(constraint.get('properties', {}),
                           f'{field}.properties')
     targets = _targets(name, constraint, requests)
@@ -575,11 +579,11 @@ def _apply_optimization(optimization: Mapping,
                 raise exception.InvalidInput(
                     field=where, reason=f'{demand!r} is not a demand')
             requests[demand].weights['cost'] += weight
+        elif function == 'hpa_score':
+            raise exception.InvalidInput(field=where, reason=_NO_HPA)
         else:
-            raise exception.InvalidInput(
-                field=where, reason=f'{function!r} is not supported '
-                                    f'(supported: distance_between, '
-                                    f'cloud_cost)')
+            raise has_constraints.unsupported(
+                where, ('distance_between', 'cloud_cost'), function)
 
 
 def _objective_terms(optimization: Mapping, field: str) -> list[tuple]:

@@ -112,11 +112,12 @@ class TestTranslate(testtools.TestCase):
         service = with_changes(demands={'vG': [
             {'inventory_type': 'service'}]})
         for template, field, reason in (
-                (hpa, 'template.constraints.hpa.type', "'hpa' is not"),
+                (hpa, 'template.constraints.hpa.type',
+                 'HPA (flavors matched by hardware platform features'),
                 (greater, 'template.constraints.constraint_vg_customer'
                           '.properties.distance', 'upper limit'),
                 (score, 'template.optimization.minimize.sum[0]',
-                 "'hpa_score' is not supported"),
+                 'hpa_score) is not built here'),
                 (service, 'template.demands.vG[0].inventory_type',
                  'only cloud regions')):
             error = self.assertRaises(exception.InvalidInput,
