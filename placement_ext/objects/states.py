@@ -55,8 +55,8 @@ OUTCOME_SUCCESS = 'success'
 OUTCOME_INSUFFICIENT_CAPACITY = 'insufficient_capacity'
 OUTCOME_ERROR = 'error'
 
-# ONAP HAS plan statuses our plan API reaches (it solves while the POST
-# waits, so template/translated/solved/reserving are never stored).
+# ONAP HAS plan statuses; template, translated and solved are in
+# db/models.py for now (plans are solved asynchronously; no reserving).
 PLAN_SOLVING = 'solving'
 PLAN_DONE = 'done'
 PLAN_NOT_FOUND = 'not found'
