@@ -1,47 +1,51 @@
 """The ONAP OOF-HAS plan API, so an ONAP-style orchestrator (OSDF, SO)
-can ask us for a cloud region the way it asks HAS:
+can ask us for a cloud region the way it asks HAS, in HAS's shapes
+(``conductor/api/controllers`` of onap/optf-has):
 
-- ``POST /v1/plans`` ``{"name", "template", "timeout", "limit", "id"?}``:
-  the plan is recorded, solved while the request waits (a selection reads
-  a few Nova and Placement answers per region) and answered with ``201``
-  and ``{"plan": {...}}``, status ``done``, ``not found`` (no region left;
-  ``message`` says why each went) or ``error`` (a template we cannot
-  honour, or the plan's ``timeout`` passed; ``message`` says which);
-- ``GET /v1/plans/{id}``: ``{"plans": [{...}]}``, HAS's polling call;
-- ``GET /``: the API versions.
+- ``POST /v1/plans`` ``{"name", "template", "timeout"?, "num_solution"?,
+  "id"?, "files"?}`` (``limit`` is our older spelling of
+  ``num_solution``): the plan is recorded in status ``template`` and
+  answered at once, ``201`` and the bare plan ``{"name", "id", "status",
+  "links"}``; solving happens after, in a solver of any homing API
+  process sharing the database (:mod:`placement_ext.api.plan_solver`);
+- ``GET /v1/plans/{id}``: ``{"plans": [{"name", "id", "status",
+  "message"?, "recommendations"?, "links"}]}``, HAS's polling call; the
+  status goes ``template``, ``translated``, ``solving``, ``solved``,
+  ``done``, or ends ``not found`` / ``error`` with a message;
+- ``GET /v1/plans/healthcheck``: HAS's health check plan (no
+  credentials, as HAS), ``200`` while the database answers;
+- ``GET /``: the API versions, as HAS lists them (no credentials).
 
-``timeout`` (seconds, default ``[homing] plan_timeout``) is honoured:
-the plan is answered by then at the latest, as ``error`` with a message
-saying the timeout passed, even when a region's services hang. A
-template with more demands than ``[homing] max_plan_demands`` is a
+``timeout`` (seconds, default ``[homing] plan_timeout``) is honoured: the
+plan ends by then at the latest. A template with more demands than
+``[homing] max_plan_demands``, or a field HAS does not define, is a
 ``400`` and no plan is recorded.
 
 Request handling only: translation is ``decision.has_plan``, solving
-``conductor.homing.solve_plan``, storage ``objects.plan``, HTTP
-``api.wsgi``. HTTP basic authentication, as OSDF sends it, when
-``[homing] api_username`` is set. Errors are ``{"error": {"code",
-"title", "message", "field"?}}``.
+``api.plan_solver`` and ``conductor.homing.solve_plan``, storage
+``objects.plan``, HTTP ``api.wsgi``. HTTP basic authentication, as OSDF
+sends it, when ``[homing] api_username`` is set. Errors are ``{"error":
+{"code", "title", "message", "field"?}}``.
 """
 
-import threading
-import time
-from collections.abc import Callable
-
+import sqlalchemy as sa
 import webob
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from placement_ext import context as pe_context
+from placement_ext import configuration
+from placement_ext import errors
 from placement_ext import exception
+from placement_ext.api import plan_solver
 from placement_ext.api import wsgi
 from placement_ext.decision import has_plan
 from placement_ext.objects import plan as plan_obj
 from placement_ext.schemas import validate
-from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
 MAX_TIMEOUT = 3600
+MAX_SOLUTIONS = 100
 PLAN_REQUEST = {
     'type': 'object',
     'properties': {
@@ -50,49 +54,55 @@ PLAN_REQUEST = {
         'template': {'type': 'object'},
         'timeout': {'type': 'integer', 'minimum': 1,
                     'maximum': MAX_TIMEOUT},
-        'limit': {'type': 'integer', 'minimum': 1, 'maximum': 100},
+        # HAS's schema says string; OSDF sends "1"
+        'num_solution': {'type': ['string', 'integer'],
+                         'pattern': '^[0-9]{1,3}$', 'minimum': 1,
+                         'maximum': MAX_SOLUTIONS},
+        'limit': {'type': 'integer', 'minimum': 1,
+                  'maximum': MAX_SOLUTIONS},
+        # OSDF sends "files": {}; HAS reads templates from it, we do not
+        'files': {'type': 'object', 'maxProperties': 0},
     },
     'required': ['name', 'template'],
-    # OSDF sends more (transaction_id, num_solution...): accepted, unused
+    # HAS's schema has template_url too: refused with the rest
+    'additionalProperties': False,
 }
-
-# solve(template, limit, deadline) -> the dict of
-# :func:`placement_ext.conductor.homing.solve_plan`; ``deadline`` is a
-# time.monotonic() value
-Solver = Callable[[dict, int, float], dict]
-
-# a plan still "solving" after this long lost its solver
-_STALE_AFTER = MAX_TIMEOUT + 60
+# HAS's health check plan (conductor/controller/service.py
+# insert_healthcheck_plan), as HAS's GET answers it
+HEALTHCHECK = {'name': 'foo', 'id': 'healthcheck', 'status': 'solved'}
+# the versions HAS's root lists (conductor/api/controllers/root.py)
+VERSION_DATES = ('2016-11-01T00:00:00Z', '2018-02-01T00:00:00Z')
+MEDIA_TYPE_JSON = 'application/vnd.onap.has-%s+json'
 
 
 class PlanApp(wsgi.Api):
     """WSGI application of the plan API.
 
-    :param solve: see :data:`Solver`.
-    :param solvers: plans solved at once; more wait for a solver, within
-        their own timeout.
+    :param solver: the process's plan solvers; a posted plan is handed
+        to them at once (when one is free, else it waits for any
+        process's).
     """
 
     name = 'plan API'
 
-    def __init__(self, database: object, solve: Solver, *,
-                 username: str | None = None,
+    def __init__(self, database: object, solver: plan_solver.PlanSolver,
+                 *, username: str | None = None,
                  password: str | None = None,
                  max_body: int = 4 * 1024 * 1024,
-                 default_timeout: int = 300, max_demands: int = 50,
-                 solvers: int = 4) -> None:
+                 default_timeout: int = 300,
+                 max_demands: int = 50) -> None:
         super().__init__([
-            wsgi.Route(r'^/?$', GET=self._versions),
+            wsgi.Route(r'^/?$', public=True, GET=self._versions),
             wsgi.Route(r'^/v1/plans/?$', POST=self._create),
+            wsgi.Route(r'^/v1/plans/healthcheck/?$', public=True,
+                       GET=self._healthcheck),
             wsgi.Route(r'^/v1/plans/(?P<plan_id>[^/]+)/?$', GET=self._show),
         ], style=wsgi.HAS, max_body=max_body)
         self._database = database
-        self._solve = solve
+        self._solver = solver
         self._credentials = (username, password or '') if username else None
         self._default_timeout = default_timeout
         self._max_demands = max_demands
-        # plans solved at once (see _solve_by)
-        self._slots = threading.BoundedSemaphore(solvers)
 
     def authenticate(self, request: webob.Request) -> None:
         if self._credentials is None:
@@ -108,95 +118,60 @@ class PlanApp(wsgi.Api):
                           'Basic realm="placement-ext homing"')])
 
     def _versions(self, request: webob.Request) -> webob.Response:
+        href = wsgi.url(request, '/v1')
         return wsgi.json_response(200, {'versions': [{
-            'id': 'v1', 'status': 'CURRENT',
-            'links': [{'rel': 'self', 'href': wsgi.url(request, '/v1')}]}]})
+            'id': 'v1', 'version': f'placement-ext:{configuration.version()}',
+            'links': [{'href': href, 'rel': 'self'}],
+            'media-types': [{'base': 'application/json',
+                             'type': MEDIA_TYPE_JSON % 'v1'}],
+            'status': 'EXPERIMENTAL', 'updated': date,
+        } for date in VERSION_DATES]})
+
+    def _healthcheck(self, request: webob.Request) -> webob.Response:
+        try:
+            with self._database.reader() as session:
+                session.execute(sa.text('SELECT 1'))
+        except Exception:
+            LOG.exception('Health check: the database does not answer')
+            raise wsgi.ApiError(503, 'the plan database does not answer',
+                                code=errors.SERVICE_UNAVAILABLE)
+        return wsgi.json_response(200, {'plans': [dict(
+            HEALTHCHECK, links=[[{'href': _self_link(request, 'healthcheck'),
+                                  'rel': 'self'}]])]})
 
     def _show(self, request: webob.Request, plan_id: str) -> webob.Response:
-        plan = plan_obj.get(self._database, plan_id,
-                            stale_after=_STALE_AFTER)
+        plan = plan_obj.get(self._database, plan_id)
         return wsgi.json_response(200, {'plans': [
             plan.answer(_self_link(request, plan.id))]})
 
     def _create(self, request: webob.Request) -> webob.Response:
-        started = time.monotonic()
         body = wsgi.read_json(request, self.max_body)
         validate.validate(PLAN_REQUEST, body, 'plan')
         has_plan.check_demand_count(body['template'], self._max_demands)
-        limit = body.get('limit', 1)
-        timeout = body.get('timeout', self._default_timeout)
         plan = plan_obj.create(
             self._database, plan_id=body.get('id') or
             uuidutils.generate_uuid(), name=body['name'],
-            template=body['template'], limit=limit)
-        plan = self._finish(plan, limit, started + timeout, timeout)
-        return wsgi.json_response(201, {'plan': plan.answer(
-            _self_link(request, plan.id))})
-
-    def _finish(self, plan: plan_obj.Plan, limit: int, deadline: float,
-                timeout: int) -> plan_obj.Plan:
-        try:
-            answer = self._solve_by(plan, limit, deadline)
-        except TimeoutError:
-            LOG.warning('Plan %s: its timeout of %s s passed', plan.id,
-                        timeout)
-            return plan_obj.finish(
-                self._database, plan.id, status=states.PLAN_ERROR,
-                message=f'timed out: the plan\'s timeout of {timeout} s '
-                        f'passed before every region was read')
-        except exception.PlacementExtError as exc:
-            LOG.info('Plan %s: %s', plan.id, exc.detail)
-            return plan_obj.finish(self._database, plan.id,
-                                   status=states.PLAN_ERROR,
-                                   message=exc.detail)
-        except Exception as exc:
-            LOG.exception('Plan %s failed', plan.id)
-            return plan_obj.finish(
-                self._database, plan.id, status=states.PLAN_ERROR,
-                message=f'unexpected error: {type(exc).__name__}')
-        return plan_obj.finish(
-            self._database, plan.id, status=answer['status'],
-            message=answer['message'],
-            recommendations=answer['recommendations'],
-            detail={'dropped': answer['dropped'],
-                    'calls': answer['calls']})
-
-    def _solve_by(self, plan: plan_obj.Plan, limit: int,
-                  deadline: float) -> dict:
-        """The solver's answer, in a thread of its own, waited for until
-        ``deadline`` only: a region whose services hang keeps its thread
-        (daemon: it never holds up a stop), not the request.
-
-        :raises TimeoutError: no solver was free, or the answer did not
-            come, by ``deadline``.
-        """
-        if not self._slots.acquire(timeout=_left(deadline)):
-            raise TimeoutError
-        outcome: dict = {}
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                outcome['answer'] = self._solve(plan.template, limit,
-                                                deadline)
-            except BaseException as exc:  # handed to the request thread
-                outcome['error'] = exc
-            finally:
-                self._slots.release()
-                done.set()
-
-        threading.Thread(target=pe_context.carried(run),
-                         name=f'plan-{plan.id}',
-                         daemon=True).start()
-        if not done.wait(_left(deadline)):
-            raise TimeoutError
-        if 'error' in outcome:
-            raise outcome['error']
-        return outcome['answer']
+            template=body['template'], limit=solutions(body),
+            timeout=body.get('timeout', self._default_timeout))
+        LOG.info('Plan %s (name "%s") created', plan.id, plan.name)
+        if not self._solver.submit(plan.id):
+            LOG.info('Plan %s waits for a free solver', plan.id)
+        return wsgi.json_response(201, plan.created(
+            _self_link(request, plan.id)))
 
 
-def _left(deadline: float) -> float:
-    return max(0.0, deadline - time.monotonic())
+def solutions(body: dict) -> int:
+    """How many solutions the plan asks: ``num_solution`` (HAS's),
+    else ``limit``, else 1.
+
+    :raises InvalidInput: ``num_solution`` outside 1..100.
+    """
+    count = int(body.get('num_solution', body.get('limit', 1)))
+    if not 1 <= count <= MAX_SOLUTIONS:
+        raise exception.InvalidInput(
+            field='num_solution',
+            reason=f'must be within 1..{MAX_SOLUTIONS}')
+    return count
 
 
 def _self_link(request: webob.Request, plan_id: str) -> str:

@@ -75,13 +75,15 @@ class HttpServer:
 
 
 def serve(app: Callable, host: str, port: int, prog: str,
-          opts: cfg.ConfigOpts | object) -> int:
+          opts: cfg.ConfigOpts | object,
+          services: list | None = None) -> int:
     """Serve ``app`` on ``host:port`` with an
     :class:`HttpServer` sized by
     ``opts`` (the service's option group: ``api_workers``,
     ``api_connection_limit``, ``api_client_timeout``,
     ``api_max_body_size``) until SIGTERM or SIGINT; 1 when the address
-    cannot be listened on."""
+    cannot be listened on. ``services`` (started already) are stopped
+    after the server, in reverse order."""
     try:
         server = HttpServer(
             app, host, port, workers=opts.api_workers,
@@ -91,6 +93,7 @@ def serve(app: Callable, host: str, port: int, prog: str,
     except OSError as exc:
         sys.stderr.write(f'{prog}: cannot listen on {host}:{port}: '
                          f'{exc.strerror}\n')
+        service.stop_all(services or [])
         return 1
     LOG.info('%s listening on %s:%s', prog, host, server.port)
     thread = threading.Thread(target=server.run, name='http-server',
@@ -101,5 +104,6 @@ def serve(app: Callable, host: str, port: int, prog: str,
     finally:
         server.stop()
         thread.join()
+        service.stop_all(services or [])
     LOG.info('%s exited', prog)
     return 0

@@ -1,7 +1,9 @@
 """``placement-ext-homing-api``: the ONAP OOF-HAS plan API
 (:mod:`placement_ext.api.has`) on ``[homing] api_host:api_port``.
 
-Plans are stored in ``[database] connection``; selections read each
+Plans are stored in ``[database] connection`` and solved by this
+process's ``[homing] plan_solvers`` or by any other homing API process
+on the same database; selections read each
 region's Nova and Placement with the ``[nova]`` and ``[placement]``
 credentials. Without ``[homing] api_username``/``api_password`` it only
 listens on a loopback address.
@@ -17,6 +19,7 @@ from oslo_log import log as logging
 from placement_ext import configuration
 from placement_ext import exception
 from placement_ext.api import has
+from placement_ext.api import plan_solver
 from placement_ext.api import server as api_server
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
@@ -27,17 +30,23 @@ LOG = logging.getLogger(__name__)
 PROG = 'placement-ext-homing-api'
 
 
-def build_app(conf: cfg.ConfigOpts, database: db_api.Database
-              ) -> has.PlanApp:
+def build_solver(conf: cfg.ConfigOpts, database: db_api.Database
+                 ) -> plan_solver.PlanSolver:
     clients = homing_inputs.RegionClients(conf)
-    solve = functools.partial(_solve, conf, clients)
+    return plan_solver.PlanSolver(
+        database, functools.partial(_solve, conf, clients),
+        workers=conf.homing.plan_solvers,
+        interval=conf.homing.plan_heartbeat_interval)
+
+
+def build_app(conf: cfg.ConfigOpts, database: db_api.Database,
+              solver: plan_solver.PlanSolver) -> has.PlanApp:
     opts = conf.homing
-    return has.PlanApp(database, solve, username=opts.api_username,
+    return has.PlanApp(database, solver, username=opts.api_username,
                        password=opts.api_password,
                        max_body=opts.api_max_body_size,
                        default_timeout=opts.plan_timeout,
-                       max_demands=opts.max_plan_demands,
-                       solvers=opts.api_workers)
+                       max_demands=opts.max_plan_demands)
 
 
 def _solve(conf: cfg.ConfigOpts, clients: homing_inputs.RegionClients,
@@ -73,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     except exception.PlacementExtError as exc:
         sys.stderr.write(f'{PROG}: {exc.detail}\n')
         return 1
-    return api_server.serve(build_app(conf, database),
+    # the solvers start before the API takes plans, and stop after it
+    solver = build_solver(conf, database)
+    solver.start()
+    return api_server.serve(build_app(conf, database, solver),
                             conf.homing.api_host, conf.homing.api_port,
-                            PROG, conf.homing)
+                            PROG, conf.homing, services=[solver])

@@ -4,6 +4,7 @@ CLI and the HAS-compatible plan API all call these functions.
 """
 
 import collections
+import dataclasses
 
 from oslo_config import cfg
 
@@ -53,19 +54,26 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
     """
     has_plan.check_demand_count(template, conf.homing.max_plan_demands)
     candidates = regions(conf)
-    requests = has_plan.translate(template)
+    translation = has_plan.translate(template)
+    requests = translation.requests
     solved, dropped, calls = [], {}, collections.Counter()
     for request in requests:
-        selection, used, timed_out = _selection(
-            conf, request.selection_request(candidates), clients, deadline)
-        calls.update(used)
-        if timed_out:
-            return {'status': states.PLAN_ERROR,
-                    'message': f'timed out: the plan\'s timeout passed '
-                               f'with {len(solved)} of {len(requests)} '
-                               f'demand(s) solved',
-                    'recommendations': [], 'dropped': dropped,
-                    'calls': dict(calls)}
+        kept, filtered = request.candidate_filter.split(candidates)
+        selection = homing.Selection((), tuple(filtered))
+        if kept:
+            found, used, timed_out = _selection(
+                conf, request.selection_request(kept), clients, deadline,
+                check_capacity=request.sized)
+            calls.update(used)
+            if timed_out:
+                return {'status': states.PLAN_ERROR,
+                        'message': f'timed out: the plan\'s timeout passed '
+                                   f'with {len(solved)} of {len(requests)} '
+                                   f'demand(s) solved',
+                        'recommendations': [], 'dropped': dropped,
+                        'calls': dict(calls)}
+            selection = dataclasses.replace(
+                found, dropped=selection.dropped + found.dropped)
         solved.append((request, selection))
         dropped[request.name] = [d.to_dict() for d in selection.dropped]
     homeless = [(r.name, s) for r, s in solved if s.best is None]
@@ -73,43 +81,69 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
         f'demand {name}: ' + '; '.join(f'{d.region.name}: {d.reason}'
                                         for d in selection.dropped)
         for name, selection in homeless)
-    return {'status': 'not found' if homeless else 'done',
-            'message': message,
-            'recommendations': has_plan.recommendations(solved, limit),
+    found = has_plan.recommendations(solved, limit, translation.zones)
+    if not homeless and not found:
+        message = ('no combination of the demands\' regions keeps the '
+                   'zone constraint(s) ' +
+                   ', '.join(rule.name for rule in translation.zones))
+    return {'status': 'not found' if homeless or not found else 'done',
+            'message': message, 'recommendations': found,
             'dropped': dropped, 'calls': dict(calls)}
 
 
 def _selection(conf: cfg.ConfigOpts, request: dict,
                clients: homing_inputs.RegionClients,
-               deadline: float | None = None
+               deadline: float | None = None, check_capacity: bool = True
                ) -> tuple[homing.Selection, dict, bool]:
     """The selection, the calls it made and whether ``deadline``
-    passed before it ended."""
+    passed before it ended. Without ``check_capacity`` (a HAS demand
+    that asks no size) every region passes the capacity check unread."""
     validate.validate(schema.SELECTION_REQUEST, request, 'request')
     opts = conf.homing
     _check_count(len(request['candidates']), opts.max_candidates,
                  'candidates', 'candidate regions', 'max_candidates')
     intent = intent_of(conf, request['policy'])
     demand = request['demand']
+    if not check_capacity:
+        return _unsized_selection(conf, request, intent), {}, False
     reader = homing_inputs.RegionReader(
         clients, instance=instance_of(demand),
         public_types=frozenset(opts.public_cloud_types),
         public_verdict=opts.public_cloud_capacity, deadline=deadline)
-    weights = request.get('weights', {})
-    customer = request['customer_location']
     selection = homing.select(
         intent, [homing.Region.from_dict(c) for c in request['candidates']],
-        customer=(customer['latitude'], customer['longitude']),
-        demand=homing.Demand(demand.get('count', 1), demand.get('service'),
-                             demand.get('instance_type')),
-        capabilities=capabilities(conf), costs=cost_model(conf),
-        capacity=reader.capacity,
-        weights=homing.Weights(
-            distance=weights.get('distance', opts.distance_weight),
-            cost=weights.get('cost', opts.cost_weight)),
-        max_distance_km=request.get('max_distance_km'))
+        **_selection_terms(conf, request), capacity=reader.capacity)
     reader.log_unknown()
     return selection, dict(reader.calls), reader.timed_out()
+
+
+def _selection_terms(conf: cfg.ConfigOpts, request: dict) -> dict:
+    """The arguments of ``homing.select`` but the intent, candidates and
+    capacity."""
+    opts = conf.homing
+    demand = request['demand']
+    weights = request.get('weights', {})
+    customer = request['customer_location']
+    return {
+        'customer': (customer['latitude'], customer['longitude']),
+        'demand': homing.Demand(demand.get('count', 1),
+                                demand.get('service'),
+                                demand.get('instance_type')),
+        'capabilities': capabilities(conf), 'costs': cost_model(conf),
+        'weights': homing.Weights(
+            distance=weights.get('distance', opts.distance_weight),
+            cost=weights.get('cost', opts.cost_weight)),
+        'max_distance_km': request.get('max_distance_km')}
+
+
+def _unsized_selection(conf: cfg.ConfigOpts, request: dict,
+                       intent: homing.Intent) -> homing.Selection:
+    return homing.select(
+        intent, [homing.Region.from_dict(c) for c in request['candidates']],
+        **_selection_terms(conf, request),
+        capacity=lambda region: homing.Capacity(
+            None, 'not checked: the demand asks no size (no vim_fit)',
+            unlimited=True))
 
 
 def _check_count(count: int, limit: int, field: str, what: str,

@@ -55,9 +55,11 @@ _opts = [
                help='JSON or YAML list of the candidate cloud regions '
                     'that HAS plans (placement-ext-homing-api) choose '
                     'from: cloud_owner, region_id, cloud_type, latitude, '
-                    'longitude, and optionally availability_zone and '
-                    'project (doc/source/homing.rst). ONAP reads these '
-                    'from A&AI. Read for every plan.'),
+                    'longitude, and optionally availability_zone, '
+                    'project, and A&AI\'s physical_location_id (CLLI), '
+                    'cloud_region_version, cloud_zone and complex_name '
+                    '(doc/source/homing.rst). ONAP reads these from A&AI. '
+                    'Read for every plan.'),
     cfg.FloatOpt('default_cost', default=0.0,
                  help='Cost of a region whose cloud type and instance type '
                       'have no cost in cost_file.'),
@@ -85,6 +87,19 @@ _opts = [
                     'timeout is answered with status "error" and a '
                     'message saying so; regions not read by then are not '
                     'waited for.'),
+    cfg.IntOpt('plan_solvers', default=4, min=1, max=64,
+               help='HAS plans one placement-ext-homing-api process '
+                    'solves at once. A plan posted while all are busy '
+                    'waits in the database (status "template") for a '
+                    'free solver of any process sharing it, within its '
+                    'own timeout.'),
+    cfg.FloatOpt('plan_heartbeat_interval', default=2.0, min=0.1, max=60,
+                 help='Seconds between a homing API process\'s heartbeats '
+                      'on the plans it solves, and its looks for plans '
+                      'nobody solves. A plan whose process missed 5 '
+                      'heartbeats (it stopped) is solved again by another '
+                      'process, or ends "error" once its timeout passed '
+                      'or after 3 tries.'),
     cfg.IntOpt('max_plan_demands', default=50, min=1, max=1000,
                help='Most demands a HAS plan template may have; a larger '
                     'template is refused with HTTP 400 naming '

@@ -422,24 +422,37 @@ class HomingPlan(TimestampMixin, Base):
 
     ``recommendations`` is HAS's list of solutions; ``detail`` keeps why
     each region was dropped and the Nova and Placement calls made.
+    ``owner`` is the placement-ext-homing-api process solving it, alive
+    while its ``heartbeat_at`` is recent (``objects.plan.claim``): a plan
+    whose owner stopped is taken up by another process, or ends ``error``
+    once its ``deadline_at`` (creation + ``timeout``) passed or it was
+    tried ``states.MAX_PLAN_ATTEMPTS`` times.
     """
 
     __tablename__ = 'homing_plans'
     __table_args__ = _table_args(
         sa.CheckConstraint(_in('status', states.PLAN_STATUSES),
                            name='status'),
+        sa.CheckConstraint('timeout > 0', name='timeout_positive'),
+        *_nonnegative('attempts'),
     )
 
     id: Mapped[str] = _uuid_pk()
     name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
-    status: Mapped[str] = mapped_column(sa.String(16),
-                                        default=states.PLAN_SOLVING)
+    # solvers look for unfinished plans by status
+    status: Mapped[str] = mapped_column(sa.String(16), index=True,
+                                        default=states.PLAN_TEMPLATE)
     template: Mapped[dict] = mapped_column(JSONType)
     # "limit" is an SQL keyword
     solution_limit: Mapped[int] = mapped_column(default=1)
     recommendations: Mapped[list | None] = mapped_column(JSONType)
     message: Mapped[str | None] = mapped_column(LongText)
     detail: Mapped[dict | None] = mapped_column(JSONType)
+    timeout: Mapped[int] = mapped_column(server_default='300')
+    deadline_at: Mapped[datetime.datetime | None] = mapped_column(Timestamp)
+    attempts: Mapped[int] = mapped_column(server_default='0')
+    owner: Mapped[str | None] = mapped_column(sa.String(NAME_LENGTH))
+    heartbeat_at: Mapped[datetime.datetime | None] = mapped_column(Timestamp)
 
 
 class NfvoGrant(TimestampMixin, Base):

@@ -109,6 +109,10 @@ def _optional_set(values: Sequence[str] | None) -> frozenset[str] | None:
     return frozenset(values) if values else None
 
 
+_AAI_FIELDS = ('physical_location_id', 'cloud_region_version', 'cloud_zone',
+               'complex_name')
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Region:
     """A candidate cloud region (ONAP: a cloud candidate from A&AI).
@@ -125,6 +129,11 @@ class Region:
     longitude: float
     availability_zone: str | None = None
     project: str | None = None
+    # A&AI's cloud-region fields (HAS hands them to SO)
+    physical_location_id: str | None = None
+    cloud_region_version: str | None = None
+    cloud_zone: str | None = None
+    complex_name: str | None = None
     vim_id: str = dataclasses.field(init=False, compare=False, repr=False)
     name: str = dataclasses.field(init=False, compare=False, repr=False)
 
@@ -139,7 +148,8 @@ class Region:
     def from_dict(cls, data: Mapping) -> 'Region':
         return cls(data['cloud_owner'], data['region_id'],
                    data['cloud_type'], data['latitude'], data['longitude'],
-                   data.get('availability_zone'), data.get('project'))
+                   data.get('availability_zone'), data.get('project'),
+                   **{key: data.get(key) for key in _AAI_FIELDS})
 
     def to_dict(self) -> dict:
         data = {'name': self.name, 'vim_id': self.vim_id,
@@ -150,6 +160,9 @@ class Region:
             data['availability_zone'] = self.availability_zone
         if self.project is not None:
             data['project'] = self.project
+        for key in _AAI_FIELDS:
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
         return data
 
 

@@ -102,6 +102,13 @@ CANDIDATE_REGION = {
         'availability_zone': _NAME,
         # the tenant whose quota counts (ONAP: one per owner and region)
         'project': _NAME,
+        # A&AI's cloud-region fields, as HAS gives them to SO: the CLLI
+        # of its complex (physical-location-id), its version (SO's
+        # cloudVersion), zone and complex name (filtering_attributes)
+        'physical_location_id': _NAME,
+        'cloud_region_version': _NAME,
+        'cloud_zone': _NAME,
+        'complex_name': _NAME,
     },
     'required': ['cloud_owner', 'region_id', 'cloud_type', 'latitude',
                  'longitude'],

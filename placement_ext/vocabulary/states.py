@@ -55,10 +55,18 @@ OUTCOME_SUCCESS = 'success'
 OUTCOME_INSUFFICIENT_CAPACITY = 'insufficient_capacity'
 OUTCOME_ERROR = 'error'
 
-# ONAP HAS plan statuses our plan API reaches (it solves while the POST
-# waits, so template/translated/solved/reserving are never stored).
+# ONAP HAS plan statuses, as HAS moves a plan through them (solved
+# asynchronously; no reserving): template -> translated -> solving ->
+# solved -> done, or not found / error.
+PLAN_TEMPLATE = 'template'
+PLAN_TRANSLATED = 'translated'
 PLAN_SOLVING = 'solving'
+PLAN_SOLVED = 'solved'
 PLAN_DONE = 'done'
 PLAN_NOT_FOUND = 'not found'
 PLAN_ERROR = 'error'
-PLAN_STATUSES = (PLAN_SOLVING, PLAN_DONE, PLAN_NOT_FOUND, PLAN_ERROR)
+PLAN_UNFINISHED = (PLAN_TEMPLATE, PLAN_TRANSLATED, PLAN_SOLVING)
+PLAN_STATUSES = (*PLAN_UNFINISHED, PLAN_SOLVED, PLAN_DONE, PLAN_NOT_FOUND,
+                 PLAN_ERROR)
+# a plan interrupted this many times (its process stopped) ends "error"
+MAX_PLAN_ATTEMPTS = 3

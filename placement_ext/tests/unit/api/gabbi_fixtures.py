@@ -6,7 +6,8 @@ fake clouds, and makes it the application the YAML tests talk to
   a GrantRequest for VNFD ``vnfd-full`` is refused; package reads go
   through the real package driver to a fake Tacker that answers VNFD
   ``vnfd-1`` and an HTML page with 200 for ``vnfd-html``.
-- ``HasFixture``: placement-ext-homing-api, user ``osdf``/``s3cret``,
+- ``HasFixture``: placement-ext-homing-api and its plan solvers (2,
+  looking for plans every 0.2 s), user ``osdf``/``s3cret``,
   the regions of ``test_has.REGIONS`` on the fake clients of
   ``cli.test_homing``; region ``Hung``'s Nova never answers until the
   fixture stops (for the plan timeout).
@@ -25,6 +26,7 @@ from oslo_config import fixture as config_fixture
 from placement_ext import exception
 from placement_ext.api import has
 from placement_ext.api import nfvo
+from placement_ext.api import plan_solver
 from placement_ext.conductor import homing
 from placement_ext.drivers import vnfpkgm
 from placement_ext.tests.fixtures import database as db_fixture
@@ -140,12 +142,17 @@ class HasFixture(_ApiFixture):
             return homing.solve_plan(conf, template, limit, self.clients,
                                      deadline)
 
-        return has.PlanApp(database.db, solve, username='osdf',
+        self.solver = plan_solver.PlanSolver(database.db, solve, workers=2,
+                                             interval=0.2)
+        self.solver.start()
+        return has.PlanApp(database.db, self.solver, username='osdf',
                            password='s3cret', max_body=64 * 1024,
                            max_demands=2)
 
     def stop_fixture(self) -> None:
         self.clients.release.set()
+        self.solver.stop()
+        self.solver.wait()
         self.config.cleanUp()
         os.unlink(self.regions_file)
         super().stop_fixture()

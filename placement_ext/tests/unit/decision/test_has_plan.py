@@ -112,11 +112,12 @@ class TestTranslate(testtools.TestCase):
         service = with_changes(demands={'vG': [
             {'inventory_type': 'service'}]})
         for template, field, reason in (
-                (hpa, 'template.constraints.hpa.type', "'hpa' is not"),
+                (hpa, 'template.constraints.hpa.type',
+                 'HPA (flavors matched by hardware platform features'),
                 (greater, 'template.constraints.constraint_vg_customer'
                           '.properties.distance', 'upper limit'),
                 (score, 'template.optimization.minimize.sum[0]',
-                 "'hpa_score' is not supported"),
+                 'hpa_score) is not built here'),
                 (service, 'template.demands.vG[0].inventory_type',
                  'only cloud regions')):
             error = self.assertRaises(exception.InvalidInput,
@@ -139,18 +140,138 @@ class TestTranslate(testtools.TestCase):
                                       has_plan.translate, template)
             self.assertEqual(field, error.field)
 
-    def test_a_demand_without_size_is_refused_when_solved(self):
+    def test_a_demand_without_size_is_solved_unsized(self):
+        # HAS's CSIT plan_with_lati_and_longi: no vim_fit, expects done
         (request,) = has_plan.translate(with_changes(constraints={}))
+        self.assertFalse(request.sized)
+        self.assertEqual({}, request.selection_request([])['demand'])
+
+    def test_homing_template_version_must_be_one_has_accepts(self):
+        for version in ('2016-11-01', '2017-10-10', '2018-02-01',
+                        '2020-08-13'):
+            has_plan.translate(with_changes(homing_template_version=version))
+        for version in ('xxxx-yy-zz', None, 20171010):
+            error = self.assertRaises(
+                exception.InvalidInput, has_plan.translate,
+                with_changes(homing_template_version=version))
+            self.assertEqual('template.homing_template_version', error.field)
+            self.assertIn('must be one of: 2016-11-01, 2017-10-10, '
+                          '2018-02-01, 2020-08-13', error.detail)
+
+    def test_unsupported_keys_are_refused_by_name(self):
+        template = with_changes(reservation={'counter': 0, 'demands': {}})
         error = self.assertRaises(exception.InvalidInput,
-                                  request.selection_request, [])
-        self.assertEqual('template.demands.vG', error.field)
+                                  has_plan.translate, template)
+        self.assertEqual('template.reservation', error.field)
+        self.assertIn('no reservation', error.detail)
+        for key in ('conflict_identifier', 'candidates', 'unique',
+                    'default_attributes', 'existing_placement'):
+            template = copy.deepcopy(TEMPLATE)
+            template['demands']['vG'][0][key] = 'x'
+            error = self.assertRaises(exception.InvalidInput,
+                                      has_plan.translate, template)
+            self.assertEqual(f'template.demands.vG[0].{key}', error.field)
+
+    def test_constraint_demands_as_a_bare_string(self):
+        template = copy.deepcopy(TEMPLATE)
+        template['constraints']['check_cloud_capacity']['demands'] = 'vG'
+        (request,) = has_plan.translate(template)
+        self.assertEqual(10, request.demand['vcpus'])
+
+    def test_candidate_inputs_of_the_demand(self):
+        template = copy.deepcopy(TEMPLATE)
+        template['demands']['vG'][0].update(
+            region='r1', complex='DLLSTX',
+            excluded_candidates=[{'inventory_type': 'cloud',
+                                  'candidate_id': ['r2']},
+                                 {'inventory_type': 'service',
+                                  'candidate_id': ['r1']}],
+            required_candidates=[{'inventory_type': 'cloud',
+                                  'candidate_id': ['r1', 'r3']}],
+            filtering_attributes={'cloud-owner': ['Owner']},
+            passthrough_attributes={'tenant': 't1'})
+        (request,) = has_plan.translate(template)
+        self.assertEqual(has_plan.CandidateFilter(
+            region='r1', complex='DLLSTX', excluded=frozenset({'r2'}),
+            required=frozenset({'r1', 'r3'}),
+            attributes={'cloud-owner': ['Owner']}), request.candidate_filter)
+        self.assertEqual({'tenant': 't1'}, request.passthrough_attributes)
+        template['demands']['vG'][0]['excluded_candidates'] = [
+            {'inventory_type': 'cloud', 'candidate_id': 'r2'}]
+        error = self.assertRaises(exception.InvalidInput,
+                                  has_plan.translate, template)
+        self.assertEqual(
+            'template.demands.vG[0].excluded_candidates[0].candidate_id',
+            error.field)
+
+
+def region(region_id, **fields):
+    return dict({'cloud_owner': 'Owner', 'region_id': region_id,
+                 'cloud_type': 'OpenStack', 'latitude': 0, 'longitude': 0},
+                **fields)
+
+
+class TestCandidateFilter(testtools.TestCase):
+    """Each row: the filter, then the region ids it keeps of r1..r3
+    (r1: CLLI DLLSTX, version 2.5, zone z1; r2: owner Other)."""
+
+    CANDIDATES = [
+        region('r1', physical_location_id='DLLSTX',
+               cloud_region_version='2.5', cloud_zone='z1'),
+        region('r2', cloud_owner='Other'),
+        region('r3')]
+
+    def test_filters(self):
+        cases = [
+            (has_plan.CandidateFilter(), ['r1', 'r2', 'r3']),
+            (has_plan.CandidateFilter(region='r2'), ['r2']),
+            (has_plan.CandidateFilter(complex='DLLSTX'), ['r1']),
+            (has_plan.CandidateFilter(excluded=frozenset({'r1'})),
+             ['r2', 'r3']),
+            (has_plan.CandidateFilter(required=frozenset({'r3'})), ['r3']),
+            (has_plan.CandidateFilter(required=frozenset()), []),
+            (has_plan.CandidateFilter(attributes={'cloud-owner': ['Owner']}),
+             ['r1', 'r3']),
+            (has_plan.CandidateFilter(
+                attributes={'cloud-owner': {'any': ['Other']}}), ['r2']),
+            (has_plan.CandidateFilter(
+                attributes={'cloud-owner': {'not': ['Other']}}),
+             ['r1', 'r3']),
+            # HAS keeps a region whose attribute has no value
+            (has_plan.CandidateFilter(
+                attributes={'cloud-zone': ['z2']}), ['r2', 'r3']),
+            # skipped as HAS does: they select A&AI services
+            (has_plan.CandidateFilter(
+                attributes={'model-invariant-id': ['m']}),
+             ['r1', 'r2', 'r3']),
+            # HAS drops a cloud region for an attribute it cannot have
+            (has_plan.CandidateFilter(
+                attributes={'global-customer-id': ['c']}), []),
+        ]
+        for candidate_filter, kept_ids in cases:
+            kept, dropped = candidate_filter.split(self.CANDIDATES)
+            self.assertEqual(kept_ids, [r['region_id'] for r in kept],
+                             candidate_filter)
+            self.assertEqual(3 - len(kept_ids), len(dropped))
+
+    def test_reasons_name_the_input(self):
+        kept, dropped = has_plan.CandidateFilter(
+            excluded=frozenset({'r3'}), required=frozenset({'r1', 'r3'}),
+            attributes={'cloud-zone': ['z9']}).split(self.CANDIDATES)
+        self.assertEqual(
+            ["filtering_attributes: cloud-zone is 'z1', not one of ['z9']",
+             "not one of the demand's required_candidates",
+             'excluded by the demand (excluded_candidates)'],
+            [d.reason for d in dropped])
 
 
 class TestRecommendations(testtools.TestCase):
 
     def ranked(self, name, value):
         region = homing.Region('Owner', name, 'OpenStack', 0, 0,
-                               availability_zone='AZ-1')
+                               availability_zone='AZ-1',
+                               physical_location_id='DLLSTX',
+                               cloud_region_version='4.0')
         return homing.Ranked(region, 12.3456, homing.Cost(5, 'fixed'),
                              value, homing.Capacity(3, '3 fit'))
 
@@ -162,18 +283,24 @@ class TestRecommendations(testtools.TestCase):
                                   self.ranked('r2', 2)), ())),
             (b, homing.Selection((self.ranked('r3', 1),), ()))]
         (solution,) = has_plan.recommendations(solved, limit=3)
+        # HAS's candidate and attributes for a cloud region
+        # (conductor/solver/service.py of onap/optf-has), ours under
+        # "selection"
         self.assertEqual({
             'inventory_provider': 'placement_ext',
             'service_resource_id': 'svc-1',
-            'candidate': {'inventory_type': 'cloud',
-                          'candidate_id': 'Owner_r1/AZ-1',
-                          'location_id': 'r1', 'cloud_owner': 'Owner',
+            'candidate': {'candidate_id': 'r1', 'inventory_type': 'cloud',
+                          'cloud_owner': 'Owner', 'location_type': 'att_aic',
+                          'location_id': 'r1', 'is_rehome': 'false',
                           'vim-id': 'Owner_r1',
                           'availability_zone': 'AZ-1'},
-            'attributes': {'cloud_type': 'OpenStack', 'distance_km': 12.346,
-                           'net_value': 1, 'capacity': '3 fit',
-                           'cost': 5}}, solution['vG'])
+            'attributes': {'physical-location-id': 'DLLSTX',
+                           'cloud_owner': 'Owner', 'aic_version': '4.0'},
+            'selection': {'cloud_type': 'OpenStack', 'distance_km': 12.346,
+                          'net_value': 1, 'capacity': '3 fit',
+                          'cost': 5}}, solution['vG'])
         self.assertEqual('r3', solution['vDNS']['candidate']['location_id'])
+        self.assertEqual('', solution['vDNS']['service_resource_id'])
         self.assertEqual(2, len(has_plan.recommendations(solved[:1], 5)))
         self.assertEqual([], has_plan.recommendations(
             [(a, homing.Selection((), ()))], 5))
