@@ -39,7 +39,6 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 import time
 import typing
 import urllib.error
@@ -52,6 +51,7 @@ from minicloud import lifecycle
 from minicloud import procs
 from minicloud import services
 from minicloud import settings as mc_settings
+from minicloud import uv
 
 ENABLED_FILE = 'addons.json'
 START_TIMEOUT = 240
@@ -242,23 +242,16 @@ def ensure_venv(ctx: Context, addon: Addon) -> None:
             return
     if not (ctx.venv / 'bin' / 'python').exists():
         lifecycle.log(f'creating {ctx.venv}')
-        subprocess.run([sys.executable, '-m', 'venv', str(ctx.venv)],
-                       check=True)
+        uv.create_venv(ctx.venv)
     argv = [*addon.requirements(release), '-e', str(mc_settings.REPO)]
     if addon.overlay(release):
         _link_base(ctx.venv, venv_path(addon, addon.release))
         argv = ['--no-deps', *addon.requirements(release)]
     log = ctx.venv / 'pip-install.log'
-    lifecycle.log(f'pip-installing {addon.name} {release} into {ctx.venv} '
-                  f'(a few minutes the first time; log: {log})')
-    env = {**os.environ, 'PBR_VERSION': os.environ.get('PBR_VERSION',
-                                                        '0.1.0')}
-    with open(log, 'wb') as out:
-        result = subprocess.run(
-            [ctx.bin('pip'), 'install', '--progress-bar', 'off', *argv],
-            stdout=out, stderr=subprocess.STDOUT, env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f'pip install for {addon.name} {release} '
+    lifecycle.log(f'installing {addon.name} {release} into {ctx.venv} '
+                  f'with uv (a minute or two the first time; log: {log})')
+    if not uv.pip_install(ctx.venv, argv, log):
+        raise RuntimeError(f'uv pip install for {addon.name} {release} '
                            f'failed: see {log}')
     _forget_entry_point_caches(ctx.venv)
     stamp.write_text(_stamp(addon, release) + '\n')

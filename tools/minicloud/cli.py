@@ -25,6 +25,9 @@
                                  again if it was not up before (--up:
                                  bring it up first, unless
                                  PLACEMENT_EXT_NO_CLOUD=1)
+    minicloud uv ARGS...         the pinned uv (tools/uv-requirements.txt,
+                                 installed on first use), e.g. ./run's
+                                 "minicloud uv pip install ..."
 
 Knobs are environment variables, see tools/minicloud/README.rst.
 """
@@ -45,6 +48,7 @@ from minicloud import install
 from minicloud import lifecycle
 from minicloud import restart
 from minicloud import settings as mc_settings
+from minicloud import uv
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -211,10 +215,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument('--keep', action='store_true',
                      help='leave the cloud up afterwards')
     run.add_argument('command', nargs=argparse.REMAINDER)
+    # parsed by main itself: listed here for --help
+    sub.add_parser('uv', help='the pinned uv, with these arguments')
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['uv']:
+        # uv's own options (--version, ...) are not argparse's
+        return uv.main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.cmd == 'up':

@@ -4,9 +4,9 @@ import hashlib
 import os
 import pathlib
 import subprocess
-import sys
 
 from minicloud import settings as mc_settings
+from minicloud import uv
 
 
 def _log(msg: str) -> None:
@@ -38,7 +38,7 @@ def _stamp() -> str:
 
 
 def ensure_venv(venv: pathlib.Path) -> None:
-    """Create ``venv`` and pip-install the pins, unless already done."""
+    """Create ``venv`` and install the pins (uv), unless already done."""
     stamp = venv / '.minicloud-requirements'
     try:
         if stamp.read_text().strip() == _stamp():
@@ -47,15 +47,10 @@ def ensure_venv(venv: pathlib.Path) -> None:
         pass
     if not (venv / 'bin' / 'python').exists():
         _log(f'creating {venv}')
-        subprocess.run([sys.executable, '-m', 'venv', str(venv)], check=True)
+        uv.create_venv(venv)
     log = venv / 'pip-install.log'
-    _log(f'pip-installing the OpenStack services into {venv} '
-         f'(about a minute; log: {log})')
-    with open(log, 'wb') as out:
-        result = subprocess.run(
-            [str(venv / 'bin' / 'pip'), 'install', '--progress-bar', 'off',
-             *mc_settings.PIP_REQUIREMENTS], stdout=out,
-            stderr=subprocess.STDOUT)
-    if result.returncode != 0:
-        raise RuntimeError(f'pip install failed: see {log}')
+    _log(f'installing the OpenStack services into {venv} with uv '
+         f'(under a minute; log: {log})')
+    if not uv.pip_install(venv, list(mc_settings.PIP_REQUIREMENTS), log):
+        raise RuntimeError(f'uv pip install failed: see {log}')
     stamp.write_text(_stamp() + '\n')
