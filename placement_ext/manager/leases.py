@@ -46,6 +46,7 @@ from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.decision import capacity
+from placement_ext.decision import held_slots
 from placement_ext.decision import host_pickup
 from placement_ext.decision import lease_servers
 from placement_ext.decision import reservation_names as names
@@ -249,7 +250,7 @@ class Leases:
                 reservable = host_obj.lock_reservable(self.database)
                 hosts = [h for h in candidates if h.id in reservable]
             every = self.holdings.current()
-            held = inputs.during(every, start, end, usages)
+            held = held_slots.during(every, start, end, usages)
             new = []
             for index, req in enumerate(requests):
                 res = self._pick(index, req, hosts, usages, held, start,
@@ -306,7 +307,7 @@ class Leases:
         by_id = {h.id: h for h in hosts}
         capacities = capacity.host_capacities(
             self.views.decision_hosts(hosts, usages),
-            inputs.reserved_slots(held, by_id, usages),
+            held_slots.reserved_slots(held, by_id, usages),
             req.resources, start, end,
             exclude_reservation_id=updated.id if updated else None)
         pickup = host_pickup.pick_hosts(
