@@ -52,13 +52,9 @@ class Held(Protocol):
     def resource_class(self) -> str: ...
 
 
-class Usage(Protocol):
-    """A host tree as Placement shows it (``HostUsage`` of the
-    Placement driver): compute node inventories and usages, and the
-    units of each reservation class in use on the host."""
-
-    @property
-    def inventories(self) -> Mapping[str, Mapping]: ...
+class _Used(Protocol):
+    """A host's compute node usages, and the units of each reservation
+    class in use on the host."""
 
     @property
     def usages(self) -> Mapping[str, int]: ...
@@ -67,18 +63,20 @@ class Usage(Protocol):
     def reservation_usages(self) -> Mapping[str, int]: ...
 
 
-class Tree(Protocol):
+class Usage(_Used, Protocol):
+    """A host tree as Placement shows it (``HostUsage`` of the
+    Placement driver), with the compute node's inventories."""
+
+    @property
+    def inventories(self) -> Mapping[str, Mapping]: ...
+
+
+class Tree(_Used, Protocol):
     """A compute node tree in a bulk read of the pool (``PoolUsage``):
     capacities instead of inventories."""
 
     @property
     def capacities(self) -> Mapping[str, int]: ...
-
-    @property
-    def usages(self) -> Mapping[str, int]: ...
-
-    @property
-    def reservation_usages(self) -> Mapping[str, int]: ...
 
 
 class Named(Protocol):

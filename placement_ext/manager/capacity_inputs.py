@@ -314,7 +314,7 @@ class Holdings:
     other hosts between the create's decision and its fingerprint (lease
     creates lock only the hosts they chose), so a decision is only
     trusted once the chosen hosts' slots, read under their locks, match
-    (:meth:`placement_ext.manager.leases.Leases._check_slots`); a
+    (:meth:`placement_ext.manager.lease_create.Creation._check_slots`); a
     mismatch makes the next read load them again (:meth:`forget`).
     """
 

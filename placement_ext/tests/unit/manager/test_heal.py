@@ -8,7 +8,7 @@ from placement_ext import exception
 from placement_ext.db import models
 from placement_ext.decision import lease_heal
 from placement_ext.manager import heal
-from placement_ext.manager import leases as leases_wf
+from placement_ext.manager import lease_status
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
@@ -53,7 +53,7 @@ class TestHeal(testtools.TestCase):
                 self.db, name=name, user_id='u', project_id='p',
                 start_date=start, end_date=start + DAY, reservations=[new])
         if started:
-            leases_wf.mark_started(self.db, lease_id)
+            lease_status.mark_started(self.db, lease_id)
         self.res_ids[name] = new.id
         return lease_id
 
