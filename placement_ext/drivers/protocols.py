@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Protocol
 from typing import runtime_checkable
 
+from placement_ext.decision import lease_servers
 from placement_ext.sol import grant as grant_mod
 
 
@@ -76,10 +77,27 @@ class Packages(Protocol):
     def vnfd(self, vnfd_id: str) -> bytes: ...
 
 
+class ServerGroup(Protocol):
+    """A Nova server group as the reservation manager reads it
+    (:class:`placement_ext.drivers.nova.ServerGroup`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def policy(self) -> str: ...
+
+    @property
+    def members(self) -> tuple[str, ...]: ...
+
+
 @runtime_checkable
 class ReservationCompute(Protocol):
     """Nova, as the reservation manager uses it: hosts, aggregates,
-    private flavors, servers
+    private flavors, servers, server groups
     (:class:`placement_ext.drivers.nova.NovaDriver`)."""
 
     def hypervisor(self, name: str) -> object: ...
@@ -107,9 +125,20 @@ class ReservationCompute(Protocol):
 
     def flavors_named(self, prefix: str) -> dict[str, str]: ...
 
-    def servers_with_flavor(self, flavor_id: str) -> list[str]: ...
+    def servers_with_flavor(self, flavor_id: str
+                            ) -> list[lease_servers.Server]: ...
+
+    def servers_by_id(self, server_ids: Iterable[str]
+                      ) -> list[lease_servers.Server]: ...
 
     def delete_servers(self, server_ids: Iterable[str], *, timeout: float,
                        interval: float,
                        progress: Callable[[], None] | None = None
                        ) -> None: ...
+
+    def server_group(self, group_id: str) -> ServerGroup | None: ...
+
+    def ensure_server_group(self, name: str, policy: str,
+                            exclude: Iterable[str] = ()) -> ServerGroup: ...
+
+    def delete_server_group(self, group_id: str) -> None: ...

@@ -20,7 +20,7 @@ from placement_ext.db import api as db_api
 from placement_ext.db import models
 from placement_ext.decision import reservation_drift as drift
 from placement_ext.decision import reservation_names as names
-from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import protocols
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import hosts as hosts_wf
 from placement_ext.manager import leases as leases_wf
@@ -32,7 +32,7 @@ LOG = logging.getLogger(__name__)
 
 class Reconciler:
     def __init__(self, database: db_api.Database,
-                 nova: nova_driver.NovaDriver,
+                 nova: protocols.ReservationCompute,
                  placement: reservation_reads.ReservationPlacement,
                  hosts: hosts_wf.Hosts, leases: leases_wf.Leases) -> None:
         self.database = database
