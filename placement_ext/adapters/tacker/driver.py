@@ -38,11 +38,12 @@ from tacker.sol_refactored.conductor import conductor_v2
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import conf as pe_conf
+from placement_ext import exception
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import host_lcm
-from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import ownership
+from placement_ext.conductor import wiring
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
@@ -105,14 +106,14 @@ def runtime() -> Runtime:
 
 def runner_for(rt: Runtime, vim_info: object) -> tuple:
     """(runner, Heat driver, Nova driver) on the VIM's services: the
-    conductor's :func:`~placement_ext.conductor.manager.build_runner`
+    conductor's :func:`~placement_ext.conductor.wiring.build_runner`
     with the VIM's session and region."""
-    drivers = conductor_manager.build_drivers(
+    drivers = wiring.build_drivers(
         rt.conf, session=tacker_vim.shared_session(
             vim_info.interfaceInfo, vim_info.accessInfo,
             rt.conf.heat.timeout),
         region_name=vim_info.accessInfo.get('region'))
-    runner = conductor_manager.build_runner(rt.conf, rt.database, drivers)
+    runner = wiring.build_runner(rt.conf, rt.database, drivers)
     return runner, drivers.heat, drivers.nova
 
 
@@ -288,10 +289,15 @@ class Openstack(openstack.Openstack):
             lcm_op_occ_id=call.lcm_op_occ_id)
         if not request['targets']:
             raise error_ex
-        op = op_obj.create(
-            rt.database, vnf_instance_id=inst.id,
-            operation=call.operation, params=request,
-            placement=request['placement'])
+        try:
+            # Tacker grants (no [nfvo] here), and the stack was found above
+            op = wiring.create_operation(rt.database, request,
+                                         needs_grant_request=False)
+        except exception.InvalidInput as exc:
+            raise sol_ex.StackOperationFailed(
+                sol_detail=f'{error_ex.detail} (no zone reselection: '
+                           f'{exc})',
+                sol_title='Stack operation failed') from exc
         LOG.info('Tacker stack %(stack)s failed; zone reselection is '
                  'placement-ext operation %(op)s', {'stack': stack_name,
                                                     'op': op.id})
