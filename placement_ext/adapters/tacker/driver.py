@@ -27,6 +27,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -74,6 +75,8 @@ class Runtime:
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
         self.database = db_api.Database(conf)
+        # the VIMs' sessions, with their tokens
+        self.sessions = tacker_vim.Sessions()
         migration.upgrade(conf, database=self.database)
 
     @classmethod
@@ -89,19 +92,26 @@ class Runtime:
         return cls(conf)
 
 
-_runtime_lock = threading.Lock()
-_runtime: Runtime | None = None
+class Runtimes:
+    """The process's :class:`Runtime`, built on first use (after the fork
+    of Tacker's workers, so no connection crosses it); :func:`install`
+    hands it to the classes Tacker builds.
 
+    :param build: makes the Runtime (default: from tacker-conductor's
+        own config files).
+    """
 
-def runtime() -> Runtime:
-    """The process's Runtime, built on first use (after the fork of
-    Tacker's workers, so no connection crosses it)."""
-    global _runtime
-    with _runtime_lock:
-        if _runtime is None:
-            _runtime = Runtime.from_config_files(
-                list(TACKER_CONF.config_file))
-        return _runtime
+    def __init__(self, build: Callable[[], Runtime] | None = None) -> None:
+        self._build = build or (lambda: Runtime.from_config_files(
+            list(TACKER_CONF.config_file)))
+        self._lock = threading.Lock()
+        self._runtime: Runtime | None = None
+
+    def get(self) -> Runtime:
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = self._build()
+            return self._runtime
 
 
 def runner_for(rt: Runtime, vim_info: object) -> tuple:
@@ -109,7 +119,7 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     conductor's :func:`~placement_ext.conductor.wiring.build_runner`
     with the VIM's session and region."""
     drivers = wiring.build_drivers(
-        rt.conf, session=tacker_vim.shared_session(
+        rt.conf, session=rt.sessions.get(
             vim_info.interfaceInfo, vim_info.accessInfo,
             rt.conf.heat.timeout),
         region_name=vim_info.accessInfo.get('region'))
@@ -117,18 +127,18 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     return runner, drivers.heat, drivers.nova
 
 
-def _warm_up(inst: object) -> None:
+def _warm_up(inst: object, runtimes: Runtimes) -> None:
     """Build the Runtime (its database checked at head) and the VIM's
     session with its token while Heat works on Tacker's create or
     update: they cost seconds on a busy host, which a failed stack
     would otherwise wait before its retry is sent."""
     def warm() -> None:
         try:
-            rt = runtime()
+            rt = runtimes.get()
             vims = inst.vimConnectionInfo \
                 if inst.obj_attr_is_set('vimConnectionInfo') else {}
             for vim_info in list((vims or {}).values())[:1]:
-                tacker_vim.shared_session(
+                rt.sessions.get(
                     vim_info.interfaceInfo, vim_info.accessInfo,
                     rt.conf.heat.timeout).get_token()
         except Exception:
@@ -201,10 +211,18 @@ class Openstack(openstack.Openstack):
     _call: _Call | None = None
     # the zones of our operation a retry resumed, for Tacker's stack fields
     _resumed: dict | None = None
+    # set by install(): Tacker builds this class without arguments
+    runtimes: Runtimes | None = None
+
+    def _runtime(self) -> Runtime:
+        if self.runtimes is None:
+            raise RuntimeError('placement_ext.adapters.tacker.driver.'
+                               'install() was not called')
+        return self.runtimes.get()
 
     def _remember(self, operation: str, inst: object, grant_req: object,
                   grant: object, vnfd: object, flavour_id: str) -> None:
-        _warm_up(inst)
+        _warm_up(inst, self.runtimes)
         self._call = _Call(operation, grant, {
             'AFFINITY': vnfd.get_affinity_targets(flavour_id),
             'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)},
@@ -216,7 +234,7 @@ class Openstack(openstack.Openstack):
         it first (:meth:`placement_ext.conductor.host_lcm.HostLcm.resume`;
         nothing on a first try). Completed, its zones go into Tacker's
         stack fields; otherwise the retry fails with our reason."""
-        rt = runtime()
+        rt = self._runtime()
         lcm_op_occ_id = self._call.lcm_op_occ_id
         if not rt.conf.placement_ext.zone_reselection or not lcm_op_occ_id:
             return
@@ -264,7 +282,7 @@ class Openstack(openstack.Openstack):
             self, heat_client: object, fields: dict, inst: object,
             stack_id: str | None, error_ex: Exception, vim_info: object,
             vdu_ids: set, anti_rules: list) -> None:
-        rt = runtime()
+        rt = self._runtime()
         if not rt.conf.placement_ext.zone_reselection:
             return super()._update_stack_retry(
                 heat_client, fields, inst, stack_id, error_ex, vim_info,
@@ -316,22 +334,23 @@ def _lcm_op_occ_state(context: object, lcm_op_occ_id: str) -> str | None:
     return None if occ is None else occ.operationState
 
 
-def sync_with_tacker() -> list[op_obj.Operation]:
+def sync_with_tacker(rt: Runtime) -> list[op_obj.Operation]:
     """End our operations whose Tacker occurrence was rolled back or
     failed (:meth:`placement_ext.conductor.host_lcm.HostLcm.end_with_host`);
     the ones ended."""
     context = tacker_context.get_admin_context()
-    return _host_lcm(runtime()).end_with_host(
+    return _host_lcm(rt).end_with_host(
         lambda lcm_op_occ_id: _lcm_op_occ_state(context, lcm_op_occ_id))
 
 
-def _sync_forever() -> None:
+def _sync_forever(runtimes: Runtimes) -> None:
     interval = 10
     while True:
         time.sleep(interval)
         try:
-            interval = runtime().conf.placement_ext.lcm_sync_interval
-            sync_with_tacker()
+            rt = runtimes.get()
+            interval = rt.conf.placement_ext.lcm_sync_interval
+            sync_with_tacker(rt)
         except Exception:  # a database down: the next pass tries again
             LOG.exception('Ending our operations with Tacker\'s failed')
 
@@ -341,22 +360,30 @@ class ConductorV2(conductor_v2.ConductorV2):
     :func:`sync_with_tacker` (Tacker's fail of an occurrence never reaches
     the conductor: tacker-server writes it)."""
 
+    # set by install(): Tacker builds this class without arguments
+    runtimes: Runtimes | None = None
+
     def __init__(self) -> None:
         super().__init__()
-        threading.Thread(target=_sync_forever, daemon=True,
-                         name='placement-ext-lcm-sync').start()
+        threading.Thread(target=_sync_forever, args=(self.runtimes,),
+                         daemon=True, name='placement-ext-lcm-sync').start()
 
 
-def install() -> None:
+def install(runtimes: Runtimes | None = None) -> None:
     """Make Tacker's v2 conductor build our driver: it looks the class up
     in the module each time (``openstack.Openstack()``); and Tacker's
     conductor service our :class:`ConductorV2` (``v2_hook`` builds
-    ``conductor_v2.ConductorV2()`` the same way)."""
+    ``conductor_v2.ConductorV2()`` the same way). Both are given
+    ``runtimes`` (default: a new :class:`Runtimes`), as Tacker builds
+    them without arguments."""
+    runtimes = runtimes or Runtimes()
+    Openstack.runtimes = runtimes
+    ConductorV2.runtimes = runtimes
     if openstack.Openstack is not Openstack:
         openstack.Openstack = Openstack
     if conductor_v2.ConductorV2 is not ConductorV2:
         conductor_v2.ConductorV2 = ConductorV2
 
 
-__all__ = ['ConductorV2', 'Openstack', 'install', 'runtime',
+__all__ = ['ConductorV2', 'Openstack', 'Runtime', 'Runtimes', 'install',
            'sync_with_tacker']
