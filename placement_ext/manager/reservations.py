@@ -129,7 +129,7 @@ class Reservations:
         """Retire the failed hosts and move the slots held there during
         [begin, end); see :func:`placement_ext.manager.heal.heal`."""
         return heal_wf.heal(self.database, self.leases, failed, begin, end,
-                            on_moved=on_moved)
+                            on_moved=on_moved or (lambda _lease: None))
 
     # -- for a host service that runs the lease events itself ----------
 
