@@ -10,11 +10,16 @@ cannot drift from the driver it stands for.
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
 from placement_ext.decision import lease_servers
 from placement_ext.sol import grant as grant_mod
+
+if TYPE_CHECKING:
+    # the group's plain data type, without importing novaclient
+    from placement_ext.drivers import nova
 
 
 @runtime_checkable
@@ -77,23 +82,6 @@ class Packages(Protocol):
     def vnfd(self, vnfd_id: str) -> bytes: ...
 
 
-class ServerGroup(Protocol):
-    """A Nova server group as the reservation manager reads it
-    (:class:`placement_ext.drivers.nova.ServerGroup`)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def policy(self) -> str: ...
-
-    @property
-    def members(self) -> tuple[str, ...]: ...
-
-
 @runtime_checkable
 class ReservationCompute(Protocol):
     """Nova, as the reservation manager uses it: hosts, aggregates,
@@ -136,9 +124,10 @@ class ReservationCompute(Protocol):
                        progress: Callable[[], None] | None = None
                        ) -> None: ...
 
-    def server_group(self, group_id: str) -> ServerGroup | None: ...
+    def server_group(self, group_id: str) -> 'nova.ServerGroup | None': ...
 
     def ensure_server_group(self, name: str, policy: str,
-                            exclude: Iterable[str] = ()) -> ServerGroup: ...
+                            exclude: Iterable[str] = ()
+                            ) -> 'nova.ServerGroup': ...
 
     def delete_server_group(self, group_id: str) -> None: ...
