@@ -4,7 +4,7 @@ The real-cloud rows of issue 4: ``random`` against ``capacity`` for a few
 hand-made scenarios on ``tools/minicloud`` (Keystone, Nova with fake
 hypervisors, Placement, Heat), each deployment run by the conductor's
 own loop in-process: :class:`placement_ext.conductor.lifecycle.LifecycleRunner`
-from :func:`placement_ext.conductor.manager.build_runner` (real Heat, Nova
+from :func:`placement_ext.conductor.wiring.build_runner` (real Heat, Nova
 and Placement drivers, a SQLite database), fed through the conductor's RPC
 endpoint methods (``create_operation``, ``drive``), as the
 functional tests do (``placement_ext/tests/functional/conductor``).
@@ -59,6 +59,7 @@ from placement_ext import context as pe_context
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import stack_request
+from placement_ext.conductor import wiring
 from placement_ext.decision import zone_constraints as zc
 from placement_ext.objects import operation as op_obj
 from placement_ext.tests.fixtures import vnf_template
@@ -361,7 +362,7 @@ class CloudBench(fixtures.Fixture):
         self.conf, self.db = config.conf, config.db
         self._flavor(LARGE)
         self.endpoints = {s: self._endpoint(s) for s in STRATEGIES}
-        drivers = conductor_manager.build_drivers(self.conf)
+        drivers = wiring.build_drivers(self.conf)
         self.heat = drivers.heat
         self.zones = drivers.zone_source()
 
@@ -385,7 +386,7 @@ class CloudBench(fixtures.Fixture):
         for name, value in options.items():
             self.conf.set_override(name, value, group='v2_vnfm')
         try:
-            runner = conductor_manager.build_runner(self.conf, self.db)
+            runner = wiring.build_runner(self.conf, self.db)
         finally:
             for name in options:
                 self.conf.clear_override(name, group='v2_vnfm')

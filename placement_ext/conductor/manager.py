@@ -10,7 +10,6 @@ and adopted by another when that one stops heart-beating. The diagnostic
 ``ping`` and ``echo`` come from :class:`placement_ext.rpc_server.Endpoint`.
 """
 
-import dataclasses
 import functools
 import threading
 
@@ -27,14 +26,7 @@ from placement_ext.conductor import homing_inputs
 from placement_ext.conductor import k8s_labels
 from placement_ext.conductor import lifecycle
 from placement_ext.conductor import ownership
-from placement_ext.conductor import stack_request
-from placement_ext.conductor import zone_inputs
-from placement_ext.drivers import heat as heat_driver
-from placement_ext.drivers import keystone
-from placement_ext.drivers import nfvo as nfvo_driver
-from placement_ext.drivers import nova as nova_driver
-from placement_ext.drivers import placement as placement_driver
-from placement_ext.drivers.placement import client as placement_client
+from placement_ext.conductor import wiring
 from placement_ext.objects import operation as op_obj
 from placement_ext.schemas import operation as operation_schema
 from placement_ext.vocabulary import states
@@ -117,14 +109,11 @@ class ConductorManager(rpc_server.Endpoint):
     @validation.schema(CREATE_OPERATION_V1_1)
     def create_operation(self, context: pe_context.RequestContext,
                          request: dict) -> dict:
-        stack_request.validate(
-            request, self.conf.v2_vnfm.placement_regrant_before_move)
-        if request['operation'] != 'INSTANTIATE':
-            self._get_runner().check_stack_exists(request)
-        op = op_obj.create(
-            self.database, vnf_instance_id=request['vnf_instance_id'],
-            operation=request['operation'], params=request,
-            placement=request['placement'], request_id=context.request_id)
+        op = wiring.create_operation(
+            self.database, request,
+            self.conf.v2_vnfm.placement_regrant_before_move,
+            check_stack=lambda: self._get_runner().check_stack_exists(
+                request), request_id=context.request_id)
         LOG.info('Operation %(id)s (%(kind)s of %(vnf)s) created',
                  {'id': op.id, 'kind': op.operation,
                   'vnf': op.vnf_instance_id})
@@ -296,65 +285,5 @@ class ConductorManager(rpc_server.Endpoint):
     def _get_runner(self) -> lifecycle.LifecycleRunner:
         with self._runner_lock:
             if self._runner is None:
-                self._runner = build_runner(self.conf, self.database)
+                self._runner = wiring.build_runner(self.conf, self.database)
             return self._runner
-
-
-@dataclasses.dataclass(frozen=True)
-class Drivers:
-    """The conductor's service drivers; ``nfvo`` is None unless moves
-    are granted again."""
-
-    heat: heat_driver.HeatDriver
-    nova: nova_driver.NovaDriver
-    placement: placement_driver.PlacementDriver
-    nfvo: nfvo_driver.NfvoDriver | None = None
-
-    def zone_source(self) -> zone_inputs.ZoneSource:
-        return zone_inputs.ZoneSource(self.nova, self.placement)
-
-
-def build_drivers(conf: object, session: object = None,
-                  region_name: str | None = None) -> Drivers:
-    """Drivers built from ``[heat]``, ``[nova]``, ``[placement]`` and,
-    when ``[v2_vnfm] placement_regrant_before_move``, ``[nfvo]``.
-
-    :param session: a Keystone session to use instead of the groups'
-        credentials (a VIM's, in Tacker's conductor, where Tacker grants
-        and no ``[nfvo]`` is used); ``region_name`` then overrides the
-        groups' region when set.
-    """
-    def parts(group: str) -> tuple[object, dict]:
-        kwargs = keystone.adapter_kwargs(conf, group)
-        if session is None:
-            return keystone.load_session(conf, group), kwargs
-        return session, {**kwargs,
-                         'region_name': region_name or kwargs['region_name']}
-
-    def client(group: str, driver: type) -> object:
-        found_session, kwargs = parts(group)
-        return driver(found_session, adapter_kwargs=kwargs)
-
-    if session is None:
-        placement = placement_driver.PlacementDriver.from_conf(conf)
-    else:
-        _, kwargs = parts('placement')
-        kwargs.pop('service_type')
-        placement = placement_driver.PlacementDriver(
-            placement_client.PlacementClient.from_session(session, **kwargs))
-    regrant = conf.v2_vnfm.placement_regrant_before_move and session is None
-    return Drivers(
-        heat=client('heat', heat_driver.HeatDriver),
-        nova=client('nova', nova_driver.NovaDriver),
-        placement=placement,
-        nfvo=nfvo_driver.NfvoDriver.from_conf(conf) if regrant else None)
-
-
-def build_runner(conf: object, database: object,
-                 drivers: Drivers | None = None
-                 ) -> lifecycle.LifecycleRunner:
-    """The runner on ``drivers``, by default :func:`build_drivers`'."""
-    drivers = drivers or build_drivers(conf)
-    return lifecycle.LifecycleRunner(
-        database, drivers.heat, drivers.zone_source(),
-        lifecycle.Settings.from_conf(conf), nfvo=drivers.nfvo)

@@ -38,11 +38,18 @@ MERGE_PATCH = 'application/merge-patch+json'
 def api_client(conf: cfg.ConfigOpts) -> k8s_client.ApiClient:
     """An ApiClient from ``[kubernetes] kubeconfig``/``context``, or the
     in-cluster service account when no kubeconfig is set."""
-    opts = conf.kubernetes
+    return api_client_from(conf.kubernetes.kubeconfig,
+                           conf.kubernetes.context)
+
+
+def api_client_from(kubeconfig: str | None,
+                    context: str | None = None) -> k8s_client.ApiClient:
+    """An ApiClient from a kubeconfig file and context (None: its
+    current one), or the in-cluster service account without a file."""
     try:
-        if opts.kubeconfig:
+        if kubeconfig:
             return k8s_config.new_client_from_config(
-                config_file=opts.kubeconfig, context=opts.context)
+                config_file=kubeconfig, context=context)
         configuration = k8s_client.Configuration()
         k8s_config.load_incluster_config(client_configuration=configuration)
         return k8s_client.ApiClient(configuration)

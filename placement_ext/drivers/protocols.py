@@ -10,10 +10,16 @@ cannot drift from the driver it stands for.
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
+from placement_ext.decision import lease_servers
 from placement_ext.sol import grant as grant_mod
+
+if TYPE_CHECKING:
+    # the group's plain data type, without importing novaclient
+    from placement_ext.drivers import nova
 
 
 @runtime_checkable
@@ -79,7 +85,7 @@ class Packages(Protocol):
 @runtime_checkable
 class ReservationCompute(Protocol):
     """Nova, as the reservation manager uses it: hosts, aggregates,
-    private flavors, servers
+    private flavors, servers, server groups
     (:class:`placement_ext.drivers.nova.NovaDriver`)."""
 
     def hypervisor(self, name: str) -> object: ...
@@ -107,9 +113,21 @@ class ReservationCompute(Protocol):
 
     def flavors_named(self, prefix: str) -> dict[str, str]: ...
 
-    def servers_with_flavor(self, flavor_id: str) -> list[str]: ...
+    def servers_with_flavor(self, flavor_id: str
+                            ) -> list[lease_servers.Server]: ...
+
+    def servers_by_id(self, server_ids: Iterable[str]
+                      ) -> list[lease_servers.Server]: ...
 
     def delete_servers(self, server_ids: Iterable[str], *, timeout: float,
                        interval: float,
                        progress: Callable[[], None] | None = None
                        ) -> None: ...
+
+    def server_group(self, group_id: str) -> 'nova.ServerGroup | None': ...
+
+    def ensure_server_group(self, name: str, policy: str,
+                            exclude: Iterable[str] = ()
+                            ) -> 'nova.ServerGroup': ...
+
+    def delete_server_group(self, group_id: str) -> None: ...

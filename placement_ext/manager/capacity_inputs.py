@@ -49,6 +49,7 @@ from oslo_log import log as logging
 
 from placement_ext.db import api as db_api
 from placement_ext.decision import capacity
+from placement_ext.decision import held_slots
 from placement_ext.decision import usage_freshness
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.objects import host as host_obj
@@ -176,7 +177,8 @@ class HostViews:
                             chosen[i].as_tuple(), strict=True))),
                     check), strict=True))
         return {i: tree for i, tree in shown.items()
-                if tree is None or not _matches(usages[i], tree)}
+                if tree is None
+                or not held_slots.view_matches(usages[i], tree)}
 
     def refresh(self, stale: Mapping[int, reservation_reads.PoolUsage | None],
                 hosts: Mapping[int, host_obj.Host], usages: Usages
@@ -312,7 +314,7 @@ class Holdings:
     other hosts between the create's decision and its fingerprint (lease
     creates lock only the hosts they chose), so a decision is only
     trusted once the chosen hosts' slots, read under their locks, match
-    (:meth:`placement_ext.manager.leases.Leases._check_slots`); a
+    (:meth:`placement_ext.manager.lease_create.Creation._check_slots`); a
     mismatch makes the next read load them again (:meth:`forget`).
     """
 
@@ -346,23 +348,6 @@ class Holdings:
         self._kept = None
 
 
-def during(holdings: Iterable[lease_obj.Holding], start: datetime.datetime,
-           end: datetime.datetime, usages: Usages) -> list[lease_obj.Holding]:
-    """The holdings a decision for [start, end) counts: those that
-    overlap it, and those with reserved instances running now (their
-    usage is Placement's; a started reservation's slots are counted
-    through them)."""
-    out = []
-    for held in holdings:
-        if held.start < end and start < held.end:
-            out.append(held)
-            continue
-        usage = usages.get(held.host_id)
-        if usage and usage.reservation_usages.get(held.resource_class):
-            out.append(held)
-    return out
-
-
 def _same_host(host: host_obj.Host, stamp: host_obj.Stamp | None) -> bool:
     """Whether the loaded host is still the reservable row it was (every
     change of a host row bumps its generation; a new row that took an
@@ -376,22 +361,6 @@ def _kept_generation(stamp: host_obj.Stamp | None) -> int | None:
     return None if stamp is None or stamp.view is None else stamp.view[0]
 
 
-def _matches(usage: reservation_reads.HostUsage,
-             tree: reservation_reads.PoolUsage) -> bool:
-    """Whether Placement's tree now gives the decision what the view
-    gave it: the same capacities, ordinary and reserved usages."""
-    capacities = {rc: capacity.Inventory.from_placement(inv).capacity
-                  for rc, inv in usage.inventories.items()}
-    return (capacities == dict(tree.capacities)
-            and _used(usage.usages) == _used(tree.usages)
-            and _used(usage.reservation_usages)
-            == _used(tree.reservation_usages))
-
-
-def _used(amounts: Mapping[str, int]) -> dict[str, int]:
-    return {rc: int(n) for rc, n in amounts.items() if n}
-
-
 def _read(placement: reservation_reads.ReservationPlacement,
           host: host_obj.Host) -> host_obj.KnownUsage:
     generation, usage = placement.host_usage(host.compute_provider_uuid,
@@ -399,45 +368,6 @@ def _read(placement: reservation_reads.ReservationPlacement,
     return host_obj.KnownUsage(generation, dict(usage.inventories),
                                dict(usage.usages),
                                dict(usage.reservation_usages))
-
-
-def _pool_view(host: host_obj.Host,
-               tree: reservation_reads.PoolUsage | None,
-               kept: host_obj.KnownUsage | None,
-               generation: int) -> host_obj.KnownUsage | None:
-    """The host's view at ``generation`` (listed before the bulk read,
-    so the usages are at least that new) from its tree in the bulk read,
-    with the inventories of its kept view, or for a host without one
-    (the first lease after the upgrade, or a view forgotten) inventories
-    made from the capacities; None when the tree is missing or its
-    capacities show that the kept inventories changed."""
-    if tree is None:
-        return None
-    if kept is None:
-        inventories = _inventories_from(host, tree.capacities)
-    else:
-        inventories = kept.inventories
-        capacities = {rc: capacity.Inventory.from_placement(inv).capacity
-                      for rc, inv in inventories.items()}
-        if capacities != dict(tree.capacities):
-            return None
-    return host_obj.KnownUsage(generation, inventories, dict(tree.usages),
-                               dict(tree.reservation_usages))
-
-
-def _inventories_from(host: host_obj.Host,
-                      capacities: Mapping[str, int]) -> dict[str, dict]:
-    """Inventories with Placement's capacities (the bulk read has no
-    total, reserved or ratio, only their product) and the unit limits
-    Nova's compute driver sets: at most the host's own size (as Nova
-    reported it at enrolment) per instance, in steps of one."""
-    sizes = dict(zip(capacity.RESOURCE_CLASSES,
-                     (host.vcpus, host.memory_mb, host.local_gb),
-                     strict=True))
-    return {rc: {'total': total, 'reserved': 0, 'allocation_ratio': 1.0,
-                 'min_unit': 1, 'max_unit': min(total, sizes[rc]),
-                 'step_size': 1}
-            for rc, total in capacities.items()}
 
 
 def _usage(view: host_obj.KnownUsage,
@@ -452,23 +382,14 @@ def _decision_host(host: host_obj.Host,
                                         usage.inventories, usage.usages)
 
 
-def reserved_slots(holdings: Iterable[lease_obj.Holding],
-                   hosts: Mapping[int, host_obj.Host],
-                   usages: Usages) -> list[capacity.ReservedSlots]:
-    """Slots of live reservations, with the reserved instances running
-    on them now (their reservation class's usage on the host)."""
-    out = []
-    for held in holdings:
-        host = hosts.get(held.host_id)
-        if host is None:
-            continue
-        usage = usages.get(held.host_id)
-        running = (usage.reservation_usages.get(held.resource_class, 0)
-                   if usage else 0)
-        out.append(capacity.ReservedSlots(
-            reservation_id=held.reservation_id,
-            host=host.hypervisor_hostname, start=held.start, end=held.end,
-            per_instance=capacity.Resources(held.vcpus, held.memory_mb,
-                                            held.disk_gb),
-            slots=held.slots, running=running))
-    return out
+def _pool_view(host: host_obj.Host,
+               tree: reservation_reads.PoolUsage | None,
+               kept: host_obj.KnownUsage | None,
+               generation: int) -> host_obj.KnownUsage | None:
+    """The host's view at ``generation`` (listed before the bulk read,
+    so the usages are at least that new) from its tree in the bulk read
+    (:func:`placement_ext.decision.held_slots.pool_view`)."""
+    view = held_slots.pool_view(
+        (host.vcpus, host.memory_mb, host.local_gb), tree,
+        kept.inventories if kept is not None else None)
+    return None if view is None else host_obj.KnownUsage(generation, *view)

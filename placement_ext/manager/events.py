@@ -20,6 +20,7 @@ from oslo_log import log as logging
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.db import models
+from placement_ext.manager import lease_status
 from placement_ext.manager import leases
 from placement_ext.objects import event as event_obj
 from placement_ext.objects import lease as lease_obj
@@ -140,8 +141,7 @@ class EventRunner:
         free the slots)."""
         if event.event_type == states.EVENT_END_LEASE:
             self.leases.end(lease, progress)
-            return (DONE, states.LEASE_TERMINATED,
-                    states.RESERVATION_DELETED, True)
+            return (DONE, *lease_status.ENDED, True)
         ended = any(e.event_type == states.EVENT_END_LEASE
                     and e.status == states.EVENT_DONE for e in lease.events)
         if ended or lease.end_date <= now:
@@ -149,7 +149,7 @@ class EventRunner:
                      lease.id)
             return SKIPPED, lease.status, None, False
         self.leases.start(lease, progress)
-        return (DONE, *leases.STARTED, False)
+        return (DONE, *lease_status.STARTED, False)
 
     def _failed(self, progress: _Progress, exc: Exception,
                 reraise: bool) -> Outcome:

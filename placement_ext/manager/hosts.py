@@ -19,7 +19,7 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.db import api as db_api
-from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import protocols
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.nova_filters import rules
 from placement_ext.objects import host as host_obj
@@ -37,7 +37,7 @@ class Hosts:
     """
 
     def __init__(self, database: db_api.Database,
-                 nova: nova_driver.NovaDriver,
+                 nova: protocols.ReservationCompute,
                  placement: reservation_reads.ReservationPlacement,
                  freepool: str) -> None:
         self.database = database

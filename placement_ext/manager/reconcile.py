@@ -18,7 +18,7 @@ from oslo_log import log as logging
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.decision import reservation_drift as drift
-from placement_ext.drivers import nova as nova_driver
+from placement_ext.drivers import protocols
 from placement_ext.drivers.placement import reservation_reads
 from placement_ext.manager import hosts
 from placement_ext.manager import leases
@@ -32,7 +32,7 @@ LOG = logging.getLogger(__name__)
 
 class Reconciler:
     def __init__(self, database: db_api.Database,
-                 nova: nova_driver.NovaDriver,
+                 nova: protocols.ReservationCompute,
                  placement: reservation_reads.ReservationPlacement,
                  hosts: hosts.Hosts, leases: leases.Leases) -> None:
         self.database = database

@@ -23,9 +23,11 @@ occurrence ends ours the same way, seen by a thread of the v2 conductor
 """
 
 import dataclasses
+import functools
 import os
 import socket
 import threading
+from collections.abc import Callable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -38,11 +40,12 @@ from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import background
 from placement_ext import conf as pe_conf
+from placement_ext import exception
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import host_lcm
-from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import ownership
+from placement_ext.conductor import wiring
 from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
@@ -73,6 +76,8 @@ class Runtime:
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
         self.database = db_api.Database(conf)
+        # the VIMs' sessions, with their tokens
+        self.sessions = tacker_vim.Sessions()
         migration.upgrade(conf, database=self.database)
 
     @classmethod
@@ -88,46 +93,53 @@ class Runtime:
         return cls(conf)
 
 
-_runtime_lock = threading.Lock()
-_runtime: Runtime | None = None
+class Runtimes:
+    """The process's :class:`Runtime`, built on first use (after the fork
+    of Tacker's workers, so no connection crosses it); :func:`install`
+    hands it to the classes Tacker builds.
 
+    :param build: makes the Runtime (default: from tacker-conductor's
+        own config files).
+    """
 
-def runtime() -> Runtime:
-    """The process's Runtime, built on first use (after the fork of
-    Tacker's workers, so no connection crosses it)."""
-    global _runtime
-    with _runtime_lock:
-        if _runtime is None:
-            _runtime = Runtime.from_config_files(
-                list(TACKER_CONF.config_file))
-        return _runtime
+    def __init__(self, build: Callable[[], Runtime] | None = None) -> None:
+        self._build = build or (lambda: Runtime.from_config_files(
+            list(TACKER_CONF.config_file)))
+        self._lock = threading.Lock()
+        self._runtime: Runtime | None = None
+
+    def get(self) -> Runtime:
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = self._build()
+            return self._runtime
 
 
 def runner_for(rt: Runtime, vim_info: object) -> tuple:
     """(runner, Heat driver, Nova driver) on the VIM's services: the
-    conductor's :func:`~placement_ext.conductor.manager.build_runner`
+    conductor's :func:`~placement_ext.conductor.wiring.build_runner`
     with the VIM's session and region."""
-    drivers = conductor_manager.build_drivers(
-        rt.conf, session=tacker_vim.shared_session(
+    drivers = wiring.build_drivers(
+        rt.conf, session=rt.sessions.get(
             vim_info.interfaceInfo, vim_info.accessInfo,
             rt.conf.heat.timeout),
         region_name=vim_info.accessInfo.get('region'))
-    runner = conductor_manager.build_runner(rt.conf, rt.database, drivers)
+    runner = wiring.build_runner(rt.conf, rt.database, drivers)
     return runner, drivers.heat, drivers.nova
 
 
-def _warm_up(inst: object) -> None:
+def _warm_up(inst: object, runtimes: Runtimes) -> None:
     """Build the Runtime (its database checked at head) and the VIM's
     session with its token while Heat works on Tacker's create or
     update: they cost seconds on a busy host, which a failed stack
     would otherwise wait before its retry is sent."""
     def warm() -> None:
         try:
-            rt = runtime()
+            rt = runtimes.get()
             vims = inst.vimConnectionInfo \
                 if inst.obj_attr_is_set('vimConnectionInfo') else {}
             for vim_info in list((vims or {}).values())[:1]:
-                tacker_vim.shared_session(
+                rt.sessions.get(
                     vim_info.interfaceInfo, vim_info.accessInfo,
                     rt.conf.heat.timeout).get_token()
         except Exception:
@@ -219,10 +231,18 @@ class Openstack(openstack.Openstack):
     _call: _Call | None = None
     # the zones of our operation a retry resumed, for Tacker's stack fields
     _resumed: dict | None = None
+    # set by install(): Tacker builds this class without arguments
+    runtimes: Runtimes | None = None
+
+    def _runtime(self) -> Runtime:
+        if self.runtimes is None:
+            raise RuntimeError('placement_ext.adapters.tacker.driver.'
+                               'install() was not called')
+        return self.runtimes.get()
 
     def _remember(self, operation: str, inst: object, grant_req: object,
                   grant: object, vnfd: object, flavour_id: str) -> None:
-        _warm_up(inst)
+        _warm_up(inst, self.runtimes)
         self._call = _Call(operation, grant, {
             'AFFINITY': vnfd.get_affinity_targets(flavour_id),
             'ANTI_AFFINITY': vnfd.get_anti_affinity_targets(flavour_id)},
@@ -234,7 +254,7 @@ class Openstack(openstack.Openstack):
         it first (:meth:`placement_ext.conductor.host_lcm.HostLcm.resume`;
         nothing on a first try). Completed, its zones go into Tacker's
         stack fields; otherwise the retry fails with our reason."""
-        rt = runtime()
+        rt = self._runtime()
         lcm_op_occ_id = self._call.lcm_op_occ_id
         if not rt.conf.placement_ext.zone_reselection or not lcm_op_occ_id:
             return
@@ -282,7 +302,7 @@ class Openstack(openstack.Openstack):
             self, heat_client: object, fields: dict, inst: object,
             stack_id: str | None, error_ex: Exception, vim_info: object,
             vdu_ids: set, anti_rules: list) -> None:
-        rt = runtime()
+        rt = self._runtime()
         if not rt.conf.placement_ext.zone_reselection:
             return super()._update_stack_retry(
                 heat_client, fields, inst, stack_id, error_ex, vim_info,
@@ -307,10 +327,15 @@ class Openstack(openstack.Openstack):
             lcm_op_occ_id=call.lcm_op_occ_id)
         if not request['targets']:
             raise error_ex
-        op = op_obj.create(
-            rt.database, vnf_instance_id=inst.id,
-            operation=call.operation, params=request,
-            placement=request['placement'])
+        try:
+            # Tacker grants (no [nfvo] here), and the stack was found above
+            op = wiring.create_operation(rt.database, request,
+                                         needs_grant_request=False)
+        except exception.InvalidInput as exc:
+            raise sol_ex.StackOperationFailed(
+                sol_detail=f'{error_ex.detail} (no zone reselection: '
+                           f'{exc})',
+                sol_title='Stack operation failed') from exc
         LOG.info('Tacker stack %(stack)s failed; zone reselection is '
                  'placement-ext operation %(op)s', {'stack': stack_name,
                                                     'op': op.id})
@@ -329,12 +354,12 @@ def _lcm_op_occ_state(context: object, lcm_op_occ_id: str) -> str | None:
     return None if occ is None else occ.operationState
 
 
-def sync_with_tacker() -> list[op_obj.Operation]:
+def sync_with_tacker(rt: Runtime) -> list[op_obj.Operation]:
     """End our operations whose Tacker occurrence was rolled back or
     failed (:meth:`placement_ext.conductor.host_lcm.HostLcm.end_with_host`);
     the ones ended."""
     context = tacker_context.get_admin_context()
-    return _host_lcm(runtime()).end_with_host(
+    return _host_lcm(rt).end_with_host(
         lambda lcm_op_occ_id: _lcm_op_occ_state(context, lcm_op_occ_id))
 
 
@@ -343,18 +368,18 @@ def sync_with_tacker() -> list[op_obj.Operation]:
 FIRST_SYNC_AFTER = 10
 
 
-def _sync_interval() -> float:
+def _sync_interval(runtimes: Runtimes) -> float:
     try:
-        return runtime().conf.placement_ext.lcm_sync_interval
+        return runtimes.get().conf.placement_ext.lcm_sync_interval
     except Exception:  # a database down: keep the first interval
         LOG.exception('Reading lcm_sync_interval failed; syncing every '
                       '%s s', FIRST_SYNC_AFTER)
         return FIRST_SYNC_AFTER
 
 
-def _sync() -> None:
+def _sync(runtimes: Runtimes) -> None:
     try:
-        sync_with_tacker()
+        sync_with_tacker(runtimes.get())
     except Exception:  # a database down: the next pass tries again
         LOG.exception('Ending our operations with Tacker\'s failed')
 
@@ -364,24 +389,34 @@ class ConductorV2(conductor_v2.ConductorV2):
     :func:`sync_with_tacker` (Tacker's fail of an occurrence never reaches
     the conductor: tacker-server writes it)."""
 
+    # set by install(): Tacker builds this class without arguments
+    runtimes: Runtimes | None = None
+
     def __init__(self) -> None:
         super().__init__()
         self.lcm_sync = background.PeriodicTask(
-            'placement-ext-lcm-sync', _sync_interval, _sync,
+            'placement-ext-lcm-sync',
+            functools.partial(_sync_interval, self.runtimes),
+            functools.partial(_sync, self.runtimes),
             first_after=FIRST_SYNC_AFTER)
         self.lcm_sync.start()
 
 
-def install() -> None:
+def install(runtimes: Runtimes | None = None) -> None:
     """Make Tacker's v2 conductor build our driver: it looks the class up
     in the module each time (``openstack.Openstack()``); and Tacker's
     conductor service our :class:`ConductorV2` (``v2_hook`` builds
-    ``conductor_v2.ConductorV2()`` the same way)."""
+    ``conductor_v2.ConductorV2()`` the same way). Both are given
+    ``runtimes`` (default: a new :class:`Runtimes`), as Tacker builds
+    them without arguments."""
+    runtimes = runtimes or Runtimes()
+    Openstack.runtimes = runtimes
+    ConductorV2.runtimes = runtimes
     if openstack.Openstack is not Openstack:
         openstack.Openstack = Openstack
     if conductor_v2.ConductorV2 is not ConductorV2:
         conductor_v2.ConductorV2 = ConductorV2
 
 
-__all__ = ['ConductorV2', 'Openstack', 'install', 'runtime',
+__all__ = ['ConductorV2', 'Openstack', 'Runtime', 'Runtimes', 'install',
            'sync_with_tacker']

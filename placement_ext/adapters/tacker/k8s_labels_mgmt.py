@@ -223,9 +223,10 @@ def kubernetes_api(conf: cfg.ConfigOpts, inst: Mapping, settings: Mapping,
                    files: contextlib.ExitStack) -> k8s_client.ApiClient:
     """The cluster's API: a kubeconfig, a Kubernetes VIM, [kubernetes]."""
     if settings.get('kubeconfig'):
-        conf.set_override('kubeconfig', settings['kubeconfig'], 'kubernetes')
-        conf.set_override('context', settings.get('context'), 'kubernetes')
-        return k8s_driver.api_client(conf)
+        # the request's file, not [kubernetes]: conf is the process's
+        # and is left as it was read
+        return k8s_driver.api_client_from(settings['kubeconfig'],
+                                          settings.get('context'))
     vim = _vim(inst, KUBERNETES_VIM_TYPES, settings.get('kubernetes_vim'))
     if vim is None:
         return k8s_driver.api_client(conf)

@@ -17,9 +17,12 @@ class TestTackerContract(base.ContractTestCase):
 
         upstream = openstack.Openstack
         self.addCleanup(setattr, openstack, 'Openstack', upstream)
-        driver.install()
+        runtimes = driver.Runtimes(build=lambda: None)
+        driver.install(runtimes)
         self.assertIs(driver.Openstack, openstack.Openstack)
         self.assertIsInstance(openstack.Openstack(), upstream)
+        # the Runtime reaches what Tacker builds without arguments
+        self.assertIs(runtimes, openstack.Openstack().runtimes)
 
     def test_the_stack_is_named_by_name_and_id_when_tacker_knows_it(self):
         from tacker.sol_refactored import objects
@@ -49,14 +52,13 @@ class TestTackerContract(base.ContractTestCase):
                 interfaceInfo={'endpoint': 'http://keystone/v3'},
                 accessInfo={'username': 'u', 'password': 'p',
                             'project': 'nfv'})})
-        with mock.patch.object(driver, 'runtime') as runtime, \
-                mock.patch.object(driver.tacker_vim,
-                                  'shared_session') as session:
-            driver._warm_up(inst)
-            for thread in threading.enumerate():
-                if thread.name == 'placement-ext-warm-up':
-                    thread.join(10)
-        runtime.assert_called_once_with()
+        runtimes = mock.Mock()
+        session = runtimes.get.return_value.sessions.get
+        driver._warm_up(inst, runtimes)
+        for thread in threading.enumerate():
+            if thread.name == 'placement-ext-warm-up':
+                thread.join(10)
+        runtimes.get.assert_called_once_with()
         session.return_value.get_token.assert_called_once_with()
         self.assertEqual('u', session.call_args.args[1]['username'])
 

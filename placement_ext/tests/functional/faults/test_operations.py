@@ -25,6 +25,7 @@ import sqlalchemy as sa
 
 from placement_ext import errors
 from placement_ext.conductor import manager as conductor_manager
+from placement_ext.conductor import wiring
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
@@ -90,7 +91,7 @@ class TestHungServices(base.ConductorCloudTestCase):
     def test_placement_hung_costs_one_timeout_then_ranks_without(self):
         # the capacity strategy reads Placement before each move; a hung
         # Placement degrades the ranking instead of holding the operation
-        source = conductor_manager.build_drivers(self.conf).zone_source()
+        source = wiring.build_drivers(self.conf).zone_source()
         zones, _note = source.candidates({}, False)
         self.useFixture(Paused('placement'))
         began = time.monotonic()

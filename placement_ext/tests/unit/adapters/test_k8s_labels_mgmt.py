@@ -210,6 +210,20 @@ class TestWhereTheApisAre(MgmtTestCase):
                 self.assertEqual('PEM', stream.read())
         self.assertFalse(os.path.exists(conf.ssl_ca_cert))
 
+    def test_a_requests_kubeconfig_leaves_the_configuration_as_read(self):
+        kubeconfig = os.path.join(self.tmp, 'kubeconfig')
+        with open(kubeconfig, 'w') as stream:
+            yaml.safe_dump(tk.kubeconfig(self.server.host), stream)
+        conf = mgmt.load_config(self.environ)
+        before = (conf.kubernetes.kubeconfig, conf.kubernetes.context)
+        with contextlib.ExitStack() as files:
+            api = mgmt.kubernetes_api(conf, {}, {'kubeconfig': kubeconfig},
+                                      files)
+        self.assertEqual(self.server.host.rstrip('/'),
+                         api.configuration.host.rstrip('/'))
+        self.assertEqual(before, (conf.kubernetes.kubeconfig,
+                                  conf.kubernetes.context))
+
     def test_configuration_when_the_instance_names_no_apis(self):
         kubeconfig = os.path.join(self.tmp, 'kubeconfig')
         with open(kubeconfig, 'w') as stream:

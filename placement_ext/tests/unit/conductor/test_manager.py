@@ -238,19 +238,3 @@ class TestConfiguration(testtools.TestCase):
         self.assertIn('[conductor] operation_takeover_timeout',
                       error.detail)
         self.assertIn('twice', error.detail)
-
-
-class TestBuildDrivers(testtools.TestCase):
-
-    def _conf(self, text=''):
-        return pe_conf.new_conf(['--config-file', conf_file(self, text)])
-
-    def test_no_nfvo_unless_moves_are_granted_again(self):
-        self.assertIsNone(manager.build_drivers(self._conf()).nfvo)
-
-    def test_nfvo_from_its_group_when_moves_are_granted_again(self):
-        drivers = manager.build_drivers(self._conf(
-            '[v2_vnfm]\nplacement_regrant_before_move = true\n'
-            '[nfvo]\nauth_type = none\n'
-            'endpoint_override = http://nfvo.example.org\n'))
-        self.assertIsNotNone(drivers.nfvo)

@@ -7,9 +7,12 @@ real driver does not have; this compares both with
 """
 
 import inspect
+import pathlib
+import re
 
 import testtools
 
+from placement_ext import manager as manager_pkg
 from placement_ext.conductor import zone_inputs
 from placement_ext.drivers import heat
 from placement_ext.drivers import nfvo as nfvo_driver
@@ -58,3 +61,15 @@ class TestProtocols(testtools.TestCase):
                             shape(getattr(cls, name)),
                             f'{cls.__name__}.{name} differs from '
                             f'{protocol.__name__}.{name}')
+
+    def test_the_manager_calls_only_what_the_protocol_declares(self):
+        # the reservation manager is typed on ReservationCompute: a Nova
+        # method it calls outside the protocol would go unchecked in the
+        # fake (its server-group calls once did)
+        called = set()
+        for path in pathlib.Path(manager_pkg.__path__[0]).glob('*.py'):
+            called |= set(re.findall(r'\bnova\.([a-z_]+)\(',
+                                     path.read_text()))
+        self.assertTrue(called)
+        self.assertEqual(
+            set(), called - set(members(protocols.ReservationCompute)))

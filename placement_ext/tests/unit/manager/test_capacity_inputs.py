@@ -13,7 +13,6 @@ from placement_ext.drivers.placement import driver as pdriver
 from placement_ext.drivers.placement import reservation_reads as rp
 from placement_ext.manager import capacity_inputs as inputs
 from placement_ext.objects import host as host_obj
-from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.fixtures import placement_api as fakes
 
@@ -246,12 +245,6 @@ class TestCurrentUsages(testtools.TestCase):
         self.assertEqual(('cn1', 4, 3), (decision_host.name,
                                          decision_host.vcpus.total,
                                          decision_host.usage.vcpus))
-        held = [lease_obj.Holding('r1', 7, T0, T0, 1, 512, 1, 3, RC),
-                lease_obj.Holding('r2', 8, T0, T0, 1, 512, 1, 1, RC)]
-        (slots,) = inputs.reserved_slots(held, {7: host}, {7: usage})
-        self.assertEqual(('r1', 'cn1', 3, 2),
-                         (slots.reservation_id, slots.host, slots.slots,
-                          slots.running))
 
 
 class TestPoolUsages(testtools.TestCase):
@@ -388,19 +381,3 @@ class TestStampsFingerprint(testtools.TestCase):
         views.current('agg')    # the view stored moved it
         views.current('agg')
         self.assertEqual(2, len(calls))
-
-
-class TestDuring(testtools.TestCase):
-
-    def test_overlapping_holdings_and_those_running_now(self):
-        def held(name, days, rc=RC):
-            return lease_obj.Holding(name, 1, T0 + datetime.timedelta(days[0]),
-                                     T0 + datetime.timedelta(days[1]), 1, 1,
-                                     1, 2, rc)
-        holdings = [held('overlaps', (1, 3)), held('before', (0, 1)),
-                    held('after', (5, 6)), held('running', (0, 1), 'RC2')]
-        usages = {1: rp.HostUsage({}, {}, {'RC2': 1}, 'kept')}
-        out = inputs.during(holdings, T0 + datetime.timedelta(1),
-                            T0 + datetime.timedelta(5), usages)
-        self.assertEqual(['overlaps', 'running'],
-                         [h.reservation_id for h in out])

@@ -7,7 +7,8 @@ import testtools
 from placement_ext import exception
 from placement_ext.decision import lease_heal
 from placement_ext.manager import heal
-from placement_ext.manager import leases
+from placement_ext.manager import lease_status
+from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
@@ -53,7 +54,7 @@ class TestHeal(testtools.TestCase):
                 self.db, name=name, user_id='u', project_id='p',
                 start_date=start, end_date=start + DAY, reservations=[new])
         if started:
-            leases.mark_started(self.db, lease_id)
+            lease_status.mark_started(self.db, lease_id)
         self.res_ids[name] = new.id
         return lease_id
 
@@ -90,6 +91,16 @@ class TestHeal(testtools.TestCase):
         self.assertEqual({}, self.heal(set()))
         self.assertEqual([], self.leases.moved)
 
+
+    def test_the_facades_heal_needs_no_callback(self):
+        # the RPC endpoint's heal passes none; the Blazar adapter mirrors
+        class Facade(reservations.Reservations):
+            def __init__(self, db, leases):
+                self.database, self.leases = db, leases
+        self.lease('started', ['cn1'], started=True)
+        self.assertEqual({self.res_ids['started']: lease_heal.CHANGED},
+                         Facade(self.db, self.leases).heal({'cn1'}, T0,
+                                                           T0 + DAY))
 
     def test_mark_started_makes_lease_and_reservations_active(self):
         lease = lease_obj.get(self.db, self.lease('l', ['cn1'],

@@ -10,6 +10,7 @@ import testtools
 from placement_ext import exception
 from placement_ext.adapters.blazar import workflows
 from placement_ext.db import models
+from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.fixtures import database as db_fixture
@@ -105,6 +106,14 @@ class FakeLeases:
         return 'g-new'
 
 
+class FakeReservations(reservations.Reservations):
+    """The real facade (every status transition of ours) over the fake
+    host and lease workflows."""
+
+    def __init__(self, db, hosts, leases):
+        self.database, self.hosts, self.leases = db, hosts, leases
+
+
 class AdapterTestCase(testtools.TestCase):
 
     def setUp(self):
@@ -116,8 +125,7 @@ class AdapterTestCase(testtools.TestCase):
         self.leases = FakeLeases(self.db)
         self.hosts = FakeHosts(self.db)
         self.adapter = workflows.BlazarReservations(
-            types.SimpleNamespace(database=self.db, hosts=self.hosts,
-                                  leases=self.leases), self.blazar)
+            FakeReservations(self.db, self.hosts, self.leases), self.blazar)
 
     def reserve(self):
         return self.adapter.reserve(RES, dict(VALUES), 'p1', 'u1')
