@@ -25,7 +25,7 @@ from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import rpcapi as manager_rpcapi
-from placement_ext.tests.fixtures import cloud_config
+from placement_ext.testing import cloud_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MINICLOUD = ROOT / 'tools' / 'minicloud' / 'minicloud'

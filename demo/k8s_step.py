@@ -23,8 +23,8 @@ from demo import picture
 from demo import showcase
 from demo import snapshot
 from placement_ext.decision import node_labels
-from placement_ext.tests.fixtures import kube_apiserver as kas
-from placement_ext.tests.fixtures import tacker_mgmt
+from placement_ext.testing import kube_apiserver as kas
+from placement_ext.testing import tacker_mgmt
 
 VNF_ID = 'demo-k8s'
 STACK = f'vnf-{VNF_ID}'

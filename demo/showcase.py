@@ -11,7 +11,7 @@ from demo import snapshot
 from placement_ext import context as pe_context
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import rpcapi as manager_rpcapi
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 
 FLAVOR, IMAGE = 'vdu.small', 'cirros'
 GRANTED = {'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1', 'VDU2-0': 'AZ-1',

@@ -14,7 +14,7 @@ import uuid
 
 import openstack
 
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 
 DELETE_TIMEOUT = 120
 

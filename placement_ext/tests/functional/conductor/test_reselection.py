@@ -7,7 +7,7 @@ the conductor classifies them with the default
 
 from placement_ext import errors
 from placement_ext.objects import states
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 from placement_ext.tests.functional.conductor import base
 
 ANTI_AFFINITY = {

@@ -16,7 +16,7 @@ from testtools import content
 
 from placement_ext import errors
 from placement_ext.objects import states
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 

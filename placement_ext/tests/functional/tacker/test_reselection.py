@@ -14,7 +14,7 @@ import requests
 
 from placement_ext.objects import nfvo as nfvo_obj
 from placement_ext.objects import states
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 
