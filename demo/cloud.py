@@ -119,7 +119,7 @@ def delete_stack(conn: openstack.connection.Connection, name: str,
         servers += stack_servers(conn, stack)
         conn.orchestration.delete_stack(stack)
     wait_gone(conn, sorted(set(servers)), [name] if stack else [],
-              whose=f'stack {name}')
+              whose='' if stack else f'stack {name}')
 
 
 def wait_gone(conn: openstack.connection.Connection,
