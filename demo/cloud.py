@@ -101,11 +101,16 @@ def _limit(value: int) -> str:
 
 def stack_servers(conn: openstack.connection.Connection,
                   stack: object) -> list[str]:
-    """The ids of the servers of ``stack``, nested ones included."""
-    return [res['physical_resource_id']
-            for res in tacker_mgmt.stack_resources(conn, stack)
-            if res['resource_type'] == 'OS::Nova::Server'
-            and res.get('physical_resource_id')]
+    """The ids of the servers of ``stack``, nested ones included, and of
+    those Heat named after it (a stack whose update failed need not list
+    every server it made)."""
+    found = {res['physical_resource_id']
+             for res in tacker_mgmt.stack_resources(conn, stack)
+             if res['resource_type'] == 'OS::Nova::Server'
+             and res.get('physical_resource_id')}
+    found.update(s.id for s in conn.compute.servers(all_projects=True)
+                 if s.name.startswith(f'{stack.name}-'))
+    return sorted(found)
 
 
 def delete_stack(conn: openstack.connection.Connection, name: str,
