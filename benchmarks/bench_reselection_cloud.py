@@ -62,7 +62,7 @@ from placement_ext.conductor import stack_request
 from placement_ext.conductor import wiring
 from placement_ext.decision import zone_constraints as zc
 from placement_ext.objects import operation as op_obj
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import (
     fixture as conductor_fixture,

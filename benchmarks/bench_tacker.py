@@ -12,7 +12,7 @@ file of both, written and applied (restart) per mode:
   Grants (``[v2_nfvo] use_external_nfvo``).
 
 Scenarios, on the default topology (AZ-1..AZ-3 of two 2-vCPU hosts; the
-VNF of ``placement_ext/tests/fixtures/tacker_vnf_package``: VDU1 x2 zone
+VNF of ``placement_ext/testing/tacker_vnf_package``: VDU1 x2 zone
 affinity, VDU2 x2 zone anti-affinity, all ``vdu.small``): ``instantiate``
 with AZ-1 full (Tacker's local NFVO grants every VNFC AZ-1), then
 ``scale-out`` of VDU1 by one with AZ-1 still full. A Heat attempt is one
@@ -54,7 +54,7 @@ from collections.abc import Iterator
 import report
 import tacker_az_retry
 
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 from placement_ext.tests.functional.tacker import test_upstream_az_retry

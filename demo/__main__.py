@@ -16,38 +16,30 @@ import sys
 import placement_ext.vocabulary.warning_filters  # noqa: F401  # isort: skip
 
 from demo import blazar_step
+from demo import cloud
 from demo import k8s_step
 from demo import services
 from demo import showcase
+from demo import steps
 from demo import tacker_step
 from placement_ext import conf as pe_conf
 from placement_ext import context as pe_context
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import rpcapi as manager_rpcapi
-from placement_ext.tests.fixtures import cloud_config
+from placement_ext.testing import cloud_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MINICLOUD = ROOT / 'tools' / 'minicloud' / 'minicloud'
 BASE = ROOT / '.demo'
-
-
-def minicloud(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(MINICLOUD), *args], text=True,
-                          capture_output=True, check=False)
-
-
-def minicloud_checked(*args: str) -> str:
-    """``minicloud ARGS``' output; exits the demo with its log on failure."""
-    result = minicloud(*args)
-    if result.returncode != 0:
-        sys.exit(f'minicloud {" ".join(args)} failed:\n{result.stdout}'
-                 f'{result.stderr}')
-    return result.stdout
+LOG = BASE / 'steps.log'
+PICTURES = ('placement.svg', 'k8s.svg', 'blazar.svg')
 
 
 def cloud_status() -> dict:
-    return json.loads(minicloud('status', '--json').stdout)
+    # exits 1 when the cloud is not healthy: the JSON says so too
+    return json.loads(subprocess.run(
+        [str(cloud.MINICLOUD), 'status', '--json'], text=True,
+        capture_output=True, check=False).stdout)
 
 
 def bring_cloud_up() -> tuple[dict, bool]:
@@ -56,8 +48,8 @@ def bring_cloud_up() -> tuple[dict, bool]:
     if status['healthy']:
         print('Reusing the running embedded cloud')
         return status, False
-    showcase.say('Bringing the embedded cloud up (first time: a few minutes)')
-    result = subprocess.run([str(MINICLOUD), 'up'], check=False)
+    steps.say('Bringing the embedded cloud up (first time: a few minutes)')
+    result = subprocess.run([str(cloud.MINICLOUD), 'up'], check=False)
     if result.returncode != 0:
         sys.exit('the embedded cloud did not come up; see '
                  '"tools/minicloud/minicloud status"')
@@ -83,68 +75,125 @@ def main(argv: list[str] | None = None) -> int:
                         help='leave the cloud and our services running')
     args = parser.parse_args(argv)
     BASE.mkdir(exist_ok=True)
+    # a picture left by an earlier run must not pass for this run's
+    for name in PICTURES:
+        (BASE / name).unlink(missing_ok=True)
+    LOG.write_text('')
     status, started_cloud = bring_cloud_up()
     config_file = write_config(status)
     conf = pe_conf.new_conf(['--config-file', str(config_file)])
     services.start(BASE, config_file)
     transport = rpc.get_transport(conf)
-    blazar_state: dict = {}
+    showcase_ = Showcase(conf, transport, status)
     try:
-        blazar_state = run_showcase(conf, transport, status)
+        outcomes = run_steps(showcase_, args.keep)
     finally:
+        # before the clean-up: it may take RabbitMQ down with the cloud
         transport.cleanup()
-        if not args.keep:
-            clean_up(status, started_cloud, blazar_state)
+    if not args.keep:
+        outcomes += steps.run_all([steps.Step(
+            'Cleaning up', _stop_all if started_cloud
+            else showcase_.clean_up_all)], False, LOG)
+    steps.say('Summary')
+    print('\n'.join(steps.summary(outcomes)))
+    if steps.exit_code(outcomes):
+        print(f'  tracebacks of the failures: {LOG}')
     if args.keep:
         print(f'\nLeft running. Explore with:\n'
               f'  .venv/bin/placement-ext --config-file {config_file} '
               f'operation list\n'
               f'  eval "$(tools/minicloud/minicloud env)"   # openstack CLI')
-    return 0
+    return steps.exit_code(outcomes)
 
 
-def run_showcase(conf: object, transport: object, status: dict) -> dict:
-    context = pe_context.get_admin_context(conf)
-    conductor = conductor_rpcapi.ConductorAPI(conf, transport)
-    manager = manager_rpcapi.ManagerAPI(conf, transport)
-    showcase.check_services(conductor, manager, context)
-    conn = showcase.connect(status['clouds_yaml'])
-    showcase.reset(conn)
-    showcase.say('Another tenant fills AZ-1')
-    showcase.fill_zone(conn, 'AZ-1',
-                       count=showcase.vdu_small_fits(status['zones']['AZ-1']))
-    showcase.home(conductor, context)
-    op = showcase.instantiate(conductor, context)
-    showcase.draw(conn, op, BASE / 'placement.svg')
-    # each further step needs the cloud's room (and the project's quota
-    # of 10 instances) for itself; Tacker's, with AZ-1 still full
-    showcase.delete_vnf(conn)
-    tacker = json.loads(minicloud_checked('addon', 'up', 'tacker') and
-                        minicloud_checked('addon', 'status', 'tacker'))
-    tacker_state = tacker_step.run(conn, tacker)
-    showcase.say('Clearing the Tacker VNF and the other tenant\'s load')
-    tacker_step.clean_up(conn, tacker, tacker_state)
-    showcase.reset(conn)
-    k8s_step.run(conn, status['clouds_yaml'], BASE / 'k8s.svg')
-    k8s_step.reset(conn)
-    # last: Blazar enrols only empty hosts, and the enrolled zone's hosts
-    # then take reserved instances only
-    return blazar_step.run(status, BASE / 'blazar.svg', zone='AZ-3')
+def run_steps(showcase_: 'Showcase', keep: bool) -> list[steps.Outcome]:
+    """Every step; an interrupt ends them as a failure."""
+    try:
+        return steps.run_all(showcase_.steps(), keep, LOG)
+    except KeyboardInterrupt:
+        print('\ninterrupted', flush=True)
+        return [steps.Outcome('interrupted', steps.FAILED)]
 
 
-def clean_up(status: dict, started_cloud: bool, blazar_state: dict) -> None:
-    showcase.say('Cleaning up')
+def _stop_all() -> None:
+    """Our services stopped and the cloud this demo brought up taken
+    down: nothing of the demo is left."""
     services.stop(BASE)
-    if started_cloud:
-        minicloud('down')
-        print('  our services stopped, embedded cloud taken down')
-    else:
-        conn = showcase.connect(status['clouds_yaml'])
-        if blazar_state:
-            blazar_step.clean_up(status, blazar_state)
-        k8s_step.reset(conn)
-        showcase.reset(conn)
-        print('  our services stopped, demo stacks and servers deleted')
+    cloud.minicloud('down')
+    print('  our services stopped, embedded cloud taken down')
+
+
+class Showcase:
+    """The steps on one cloud, sharing its connections and quota."""
+
+    def __init__(self, conf: object, transport: object,
+                 status: dict) -> None:
+        self.context = pe_context.get_admin_context(conf)
+        self.conductor = conductor_rpcapi.ConductorAPI(conf, transport)
+        self.manager = manager_rpcapi.ManagerAPI(conf, transport)
+        self.status = status
+        self.conn = showcase.connect(status['clouds_yaml'])
+        self.quota = cloud.Quota(self.conn, 'admin')
+        self.tacker = tacker_step.TackerStep(self.conn, self.quota)
+        self.blazar = blazar_step.BlazarStep(
+            status, BASE / 'blazar.svg', cloud.Quota(self.conn, 'demo'),
+            zone='AZ-3')
+
+    def steps(self) -> list[steps.Step]:
+        conn, zone = self.conn, self.status['zones']['AZ-1']
+        step = steps.Step
+        return [
+            step('Our services answer over RPC', lambda: (
+                showcase.check_services(self.conductor, self.manager,
+                                        self.context)), required=True),
+            step('Another tenant fills AZ-1', lambda: self._fill(
+                showcase.vdu_small_fits(zone)), required=True),
+            step('Cloud selection (homing): where should 2 anti-affine '
+                 'vdu.small go, for a customer in Paris?',
+                 lambda: showcase.home(self.conductor, self.context)),
+            step('Instantiate a VNF granted into a full zone (AZ-1), and '
+                 'a picture of the placement', self._instantiate,
+                 clean_up=(lambda: showcase.delete_vnf(conn),)),
+            # Tacker's, with AZ-1 still full; then the zone is cleared
+            step('A real Tacker instantiates the VNF; our zone '
+                 'reselection runs inside tacker-conductor',
+                 self.tacker.run, clean_up=(
+                     self.tacker.clean_up, lambda: showcase.reset(conn))),
+            step('Kubernetes workers on distinct compute hosts, labelled '
+                 "with them by the VNF package's management script",
+                 lambda: k8s_step.run(conn, self.status['clouds_yaml'],
+                                      BASE / 'k8s.svg', self.quota),
+                 clean_up=(lambda: k8s_step.reset(conn),)),
+            # last: Blazar enrols only empty hosts, and the enrolled
+            # zone's hosts then take reserved instances only
+            step('Blazar with our plugin: a lease through "openstack '
+                 'reservation"', self.blazar.run,
+                 clean_up=(self.blazar.clean_up,), keep=True),
+        ]
+
+    def _fill(self, count: int) -> None:
+        showcase.reset(self.conn)       # an earlier run's, if it left any
+        self.quota.ensure(count, "the other tenant's load")
+        showcase.fill_zone(self.conn, 'AZ-1', count)
+
+    def _instantiate(self) -> None:
+        self.quota.ensure(2 * len(showcase.GRANTED),
+                          f"the VNF's {len(showcase.GRANTED)} VNFCs, and as "
+                          'many again for those that fail in the full zone')
+        op = showcase.instantiate(self.conductor, self.context)
+        showcase.draw(self.conn, op, BASE / 'placement.svg')
+
+    def clean_up_all(self) -> None:
+        """What any step may have left (each clean-up is a no-op when
+        there is nothing), the quota as found, our services stopped."""
+        self.blazar.clean_up()
+        k8s_step.reset(self.conn)
+        self.tacker.clean_up()
+        showcase.reset(self.conn)
+        self.quota.restore()
+        self.blazar.quota.restore()
+        services.stop(BASE)
+        print('  our services stopped; nothing of the demo is left')
 
 
 if __name__ == '__main__':

@@ -9,8 +9,8 @@ hosts: ``amount`` with affinity None and one per host with affinity False
 (whose Nova server group ``lease show`` names), boots them with each
 reservation's private flavor, the second with Blazar's documented
 ``--hint group=<server_group_id>``, and draws them (orange: reserved).
-:func:`clean_up` deletes the lease (its servers go with it) and the
-hosts from Blazar.
+:meth:`BlazarStep.clean_up` deletes the lease (its servers go with it)
+and the hosts from Blazar.
 """
 
 import dataclasses
@@ -23,28 +23,22 @@ import time
 
 import openstack
 
+from demo import cloud
 from demo import picture
-from demo import showcase
 from demo import snapshot
+from demo import steps
 
 LEASE = 'demo-blazar-lease'
 IMAGE = 'cirros'
-MINICLOUD = pathlib.Path(__file__).resolve().parents[1] / 'tools' / \
-    'minicloud' / 'minicloud'
 V = '1.39'
 
 
-def _minicloud(*args: str) -> str:
-    return subprocess.run([str(MINICLOUD), *args], check=True, text=True,
-                          capture_output=True, timeout=900).stdout
-
-
-def _openstack(addon: dict, clouds_yaml: str, cloud: str,
+def _openstack(addon: dict, clouds_yaml: str, cloud_name: str,
                *args: str, output: bool = True) -> object:
     """``openstack ARGS [-f json]`` from the addon's venv
     (python-blazarclient provides ``openstack reservation``)."""
     env = {**os.environ, 'OS_CLIENT_CONFIG_FILE': clouds_yaml,
-           'OS_CLOUD': cloud}
+           'OS_CLOUD': cloud_name}
     done = subprocess.run(
         [str(pathlib.Path(addon['venv'], 'bin', 'openstack')), *args,
          *(['-f', 'json'] if output else [])], text=True,
@@ -59,59 +53,125 @@ def _openstack(addon: dict, clouds_yaml: str, cloud: str,
                                           len(out)) if i >= 0):])
 
 
-def run(status: dict, picture_path: pathlib.Path, zone: str = 'AZ-3',
-        amount: int = 1) -> dict:
-    """The whole step; returns what :func:`clean_up` needs."""
-    showcase.say('Blazar with our plugin: a lease through '
-                 '"openstack reservation"')
-    _minicloud('addon', 'up', 'blazar')
-    addon = json.loads(_minicloud('addon', 'status', 'blazar'))
-    clouds = status['clouds_yaml']
-    hosts = [h['host'] for h in status['zones'][zone]]
-    admin = openstack.connection.Connection(
+class BlazarStep:
+    """The step and its clean-up, sharing the lease and hosts."""
+
+    def __init__(self, status: dict, picture_path: pathlib.Path,
+                 quota: cloud.Quota, zone: str = 'AZ-3',
+                 amount: int = 1) -> None:
+        self.clouds = status['clouds_yaml']
+        self.hosts = [h['host'] for h in status['zones'][zone]]
+        self.picture_path, self.quota, self.amount = (picture_path, quota,
+                                                      amount)
+        self.addon: dict | None = None
+        self.enrolled: list[str] = []
+        self.servers: list[str] = []
+        # nothing of the step is left since the last clean-up
+        self.clean = False
+
+    def run(self) -> None:
+        cloud.minicloud('addon', 'up', 'blazar')
+        self.addon = json.loads(cloud.minicloud('addon', 'status',
+                                                'blazar'))
+        self.clean_up()                 # an earlier run's, if it left one
+        self.clean = False
+        self.quota.ensure(len(self.hosts) + self.amount,
+                          'the reserved servers')
+        admin = _connect(self.clouds, 'admin')
+        self._enrol()
+        providers = {host: _provider(admin, host) for host in self.hosts}
+        lease = self._lease()
+        for res in _reservations(lease):
+            group = res.get('server_group_id')
+            print(f"  lease {lease['id']} {lease['status']}: "
+                  f"{res['amount']} x flavor {res['flavor_id']}, affinity "
+                  f"{res['affinity']}, server group {group}")
+            self.servers += [s.id for s in _boot(
+                self.clouds, res['flavor_id'], int(res['amount']), group)]
+        for provider in providers.values():
+            inventory = admin.placement.get(
+                f'/resource_providers/{provider["uuid"]}/inventories',
+                microversion=V).json()['inventories']
+            print(f"  {provider['name']}: " + ', '.join(
+                f"{rc} total {inv['total']}" for rc, inv in inventory.items()))
+        _draw(admin, set(self.servers), self.picture_path)
+
+    def _openstack(self, cloud_name: str, *args: str,
+                   output: bool = True) -> object:
+        return _openstack(self.addon, self.clouds, cloud_name, *args,
+                          output=output)
+
+    def _enrol(self) -> None:
+        enrolled = {h['hypervisor_hostname'] for h in self._openstack(
+            'admin', 'reservation', 'host', 'list', '-c',
+            'hypervisor_hostname')}
+        for host in self.hosts:
+            if host not in enrolled:
+                # our host plugin reuses a blazar_<host> an earlier run
+                # kept
+                self._openstack('admin', 'reservation', 'host', 'create',
+                                host, output=False)
+                print(f'  openstack reservation host create {host}')
+            self.enrolled.append(host)
+
+    def _lease(self) -> dict:
+        end = (datetime.datetime.utcnow() + datetime.timedelta(hours=1)
+               ).strftime('%Y-%m-%d %H:%M')
+        argv = ['reservation', 'lease', 'create', '--start-date', 'now',
+                '--end-date', end]
+        # Blazar may pick the reservations in any order: the one with no
+        # policy packs its slots, and must leave one on each host
+        for affinity, count in (('False', len(self.hosts)),
+                                ('None', self.amount)):
+            argv += ['--reservation',
+                     f'resource_type=virtual:instance,amount={count},'
+                     f'vcpus=1,memory_mb=512,disk_gb=1,affinity={affinity}']
+        argv.append(LEASE)
+        print('  openstack ' + ' '.join(argv))
+        lease = self._openstack('demo', *argv)
+        lease = _wait_active(self.addon, self.clouds, lease['id'])
+        if lease['status'] != 'ACTIVE':
+            raise steps.StepFailed(f"lease {lease['id']} "
+                                   f"{lease['status']}, not ACTIVE")
+        return lease
+
+    def clean_up(self, timeout: float = 300) -> None:
+        """Delete the lease (its servers go with it), then the hosts
+        from Blazar: their ``blazar_<host>`` providers stay, empty, so
+        builds on them work at once and a later enrolment reuses them.
+        """
+        if self.addon is None or self.clean:
+            return
+        for lease in self._openstack('demo', 'reservation', 'lease',
+                                     'list'):
+            if lease['name'] == LEASE:
+                self._openstack('demo', 'reservation', 'lease', 'delete',
+                                lease['id'], output=False)
+                print(f"  lease {lease['id']} deleted; its servers, flavor, "
+                      'class and inventories go with it')
+        cloud.wait_gone(_connect(self.clouds, 'admin'), self.servers,
+                        whose=f'lease {LEASE}')
+        self.servers = []
+        deadline = time.monotonic() + timeout
+        while self.enrolled:
+            try:
+                # refused while the lease's reservations are still going
+                self._openstack('admin', 'reservation', 'host', 'delete',
+                                self.enrolled[0], output=False)
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(2)
+                continue
+            print(f'  openstack reservation host delete {self.enrolled[0]}')
+            self.enrolled.pop(0)
+        self.clean = True
+
+
+def _connect(clouds: str, name: str) -> openstack.connection.Connection:
+    return openstack.connection.Connection(
         config=openstack.config.OpenStackConfig(
-            config_files=[clouds]).get_one('admin'))
-    enrolled = {h['hypervisor_hostname'] for h in _openstack(
-        addon, clouds, 'admin', 'reservation', 'host', 'list', '-c',
-        'hypervisor_hostname')}
-    for host in hosts:
-        if host not in enrolled:
-            # our host plugin reuses a blazar_<host> an earlier run kept
-            _openstack(addon, clouds, 'admin', 'reservation', 'host',
-                       'create', host, output=False)
-            print(f'  openstack reservation host create {host}')
-    providers = {host: _provider(admin, host) for host in hosts}
-    end = (datetime.datetime.utcnow() + datetime.timedelta(hours=1)
-           ).strftime('%Y-%m-%d %H:%M')
-    argv = ['reservation', 'lease', 'create', '--start-date', 'now',
-            '--end-date', end]
-    # Blazar may pick the reservations in any order: the one with no
-    # policy packs its slots, and must leave one on each host
-    for affinity, count in (('False', len(hosts)), ('None', amount)):
-        argv += ['--reservation',
-                 f'resource_type=virtual:instance,amount={count},vcpus=1,'
-                 f'memory_mb=512,disk_gb=1,affinity={affinity}']
-    argv.append(LEASE)
-    print('  openstack ' + ' '.join(argv))
-    lease = _openstack(addon, clouds, 'demo', *argv)
-    lease = _wait_active(addon, clouds, lease['id'])
-    servers = []
-    for res in _reservations(lease):
-        group = res.get('server_group_id')
-        print(f"  lease {lease['id']} {lease['status']}: {res['amount']} x "
-              f"flavor {res['flavor_id']}, affinity {res['affinity']}, "
-              f"server group {group}")
-        servers += _boot(clouds, res['flavor_id'], int(res['amount']),
-                         group)
-    for provider in providers.values():
-        inventory = admin.placement.get(
-            f'/resource_providers/{provider["uuid"]}/inventories',
-            microversion=V).json()['inventories']
-        print(f"  {provider['name']}: " + ', '.join(
-            f"{rc} total {inv['total']}" for rc, inv in inventory.items()))
-    _draw(admin, servers, picture_path)
-    return {'addon': addon, 'providers': providers, 'lease': lease['id'],
-            'hosts': hosts}
+            config_files=[clouds]).get_one(name))
 
 
 def _provider(conn: openstack.connection.Connection, host: str) -> dict:
@@ -154,9 +214,7 @@ def _boot(clouds: str, flavor_id: str, count: int,
     """``count`` servers of the flavor, with ``--hint group=<group>``
     when the reservation has a server group (Blazar's documented boot).
     """
-    demo = openstack.connection.Connection(
-        config=openstack.config.OpenStackConfig(
-            config_files=[clouds]).get_one('demo'))
+    demo = _connect(clouds, 'demo')
     image = demo.image.find_image(IMAGE, ignore_missing=False)
     hints = {'scheduler_hints': {'group': group}} if group else {}
     servers = [demo.compute.create_server(
@@ -170,9 +228,10 @@ def _boot(clouds: str, flavor_id: str, count: int,
     return servers
 
 
-def _draw(admin: openstack.connection.Connection, servers: list,
+def _draw(admin: openstack.connection.Connection, servers: set[str],
           path: pathlib.Path) -> None:
-    labels = {s.id: s.name for s in servers}
+    labels = {s.id: s.name for s in admin.compute.servers(all_projects=True)
+              if s.id in servers}
     zones = [dataclasses.replace(zone, hosts=tuple(
         dataclasses.replace(host, items=tuple(
             dataclasses.replace(item, kind='reserved')
@@ -182,27 +241,3 @@ def _draw(admin: openstack.connection.Connection, servers: list,
     path.write_text(picture.render(
         'placement_ext in blazar-manager: reserved servers', zones))
     print(f'  wrote {path} (open it in a browser)')
-
-
-def clean_up(status: dict, state: dict, timeout: float = 300) -> None:
-    """Delete the lease (its servers go with it), then the hosts from
-    Blazar: their ``blazar_<host>`` providers stay, empty, so builds on
-    them work at once and a later enrolment reuses them."""
-    addon, clouds = state['addon'], status['clouds_yaml']
-    _openstack(addon, clouds, 'admin', 'reservation', 'lease', 'delete',
-               state['lease'], output=False)
-    print(f"  lease {state['lease']} deleted; its servers, flavor, class "
-          f"and inventories go with it")
-    deadline = time.monotonic() + timeout
-    for host in state.get('hosts', []):
-        while True:
-            try:
-                # refused while the lease's servers are still going
-                _openstack(addon, clouds, 'admin', 'reservation', 'host',
-                           'delete', host, output=False)
-                break
-            except RuntimeError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(2)
-        print(f'  openstack reservation host delete {host}')

@@ -19,12 +19,14 @@ import time
 
 import openstack
 
+from demo import cloud
 from demo import picture
 from demo import showcase
 from demo import snapshot
+from demo import steps
 from placement_ext.decision import node_labels
-from placement_ext.tests.fixtures import kube_apiserver as kas
-from placement_ext.tests.fixtures import tacker_mgmt
+from placement_ext.testing import kube_apiserver as kas
+from placement_ext.testing import tacker_mgmt
 
 VNF_ID = 'demo-k8s'
 STACK = f'vnf-{VNF_ID}'
@@ -35,10 +37,10 @@ TAINT = {'key': 'node-role.kubernetes.io/control-plane',
 
 
 def run(conn: openstack.connection.Connection, clouds_yaml: str,
-        path: pathlib.Path) -> None:
+        path: pathlib.Path, quota: cloud.Quota) -> None:
     """The whole step; writes the picture to ``path``."""
-    showcase.say('Kubernetes workers on distinct compute hosts, labelled '
-                 'with them by the VNF package\'s management script')
+    reset(conn)                         # an earlier run's, if it left one
+    quota.ensure(3, 'the master and 2 worker VMs')
     vnfcs = deploy(conn)
     kube = kas.KubeApiServer().start()
     try:
@@ -52,14 +54,14 @@ def run(conn: openstack.connection.Connection, clouds_yaml: str,
 
 def deploy(conn: openstack.connection.Connection) -> list[tuple]:
     """The package's stack, as Tacker v2 creates it; its (VDU, server)."""
-    reset(conn)
     nfv = tacker_mgmt.nfv_parameter(showcase.FLAVOR, showcase.IMAGE, 2)
     stack = tacker_mgmt.create_stack(conn, STACK, nfv)
     while stack.status in ('CREATE_IN_PROGRESS', None, ''):
         time.sleep(2)
         stack = conn.orchestration.get_stack(stack.id)
     if stack.status != 'CREATE_COMPLETE':
-        raise RuntimeError(f'{STACK}: {stack.status} {stack.status_reason}')
+        raise steps.StepFailed(f'stack {STACK}: {stack.status}: '
+                               f'{stack.status_reason}')
     vnfcs = [(vdu, server) for vdu, server, _ in
              tacker_mgmt.stack_vnfcs(conn, stack)]
     for vdu, server in vnfcs:
@@ -94,7 +96,8 @@ def label(clouds_yaml: str, kube: kas.KubeApiServer,
             tacker_mgmt.payload('instantiate_end', inst),
             env={'PLACEMENT_EXT_CONFIG_FILES': conf.name})
     if result.returncode != 0:
-        raise RuntimeError(result.stderr.decode())
+        raise steps.StepFailed('the management script (instantiate_end) '
+                               f'failed: {result.stderr.decode()}')
     print('  instantiate_end (Scripts/k8s_labels.py, run as Tacker runs '
           'it) labelled:')
     for node in kube.cluster.list('Node', ''):
@@ -159,8 +162,5 @@ def draw(conn: openstack.connection.Connection, kube: kas.KubeApiServer,
 
 
 def reset(conn: openstack.connection.Connection) -> None:
-    """Delete what an earlier run of this step left: its stack."""
-    stack = conn.orchestration.find_stack(STACK)
-    if stack is not None:
-        conn.orchestration.delete_stack(stack)
-        conn.orchestration.wait_for_delete(stack, wait=300)
+    """Delete the step's stack; wait until it and its VMs are gone."""
+    cloud.delete_stack(conn, STACK)

@@ -19,9 +19,16 @@ def running(base: pathlib.Path, name: str) -> int | None:
     try:
         pid = int(_pid_file(base, name).read_text())
         os.kill(pid, 0)
-        return pid
     except (OSError, ValueError):
         return None
+    # a service this process started stays a zombie, which signal 0
+    # still finds, until it is reaped
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return None
+    except ChildProcessError:
+        pass                    # started by an earlier run (--keep)
+    return pid
 
 
 def start(base: pathlib.Path, config_file: pathlib.Path) -> None:

@@ -6,14 +6,17 @@ import time
 
 import openstack
 
+from demo import cloud
 from demo import picture
 from demo import snapshot
+from demo import steps
 from placement_ext import context as pe_context
 from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import rpcapi as manager_rpcapi
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 
 FLAVOR, IMAGE = 'vdu.small', 'cirros'
+OPERATION_TIMEOUT = 600     # seconds; generous: the machine is shared
 GRANTED = {'VDU1-0': 'AZ-1', 'VDU1-1': 'AZ-1', 'VDU2-0': 'AZ-1',
            'VDU2-1': 'AZ-2'}
 
@@ -26,14 +29,9 @@ def _constraint(kind: str, vnfcs: list[str],
             'fallbackBestEffort': best_effort}
 
 
-def say(text: str) -> None:
-    print(f'\n=== {text}', flush=True)
-
-
 def check_services(conductor: conductor_rpcapi.ConductorAPI,
                    manager: manager_rpcapi.ManagerAPI,
                    context: pe_context.RequestContext) -> None:
-    say('Our services answer over RPC')
     for api in (conductor, manager):
         pong = api.wait_until_up(context, timeout=120)
         print(f"  {pong['service']:<10} on {pong['host']} "
@@ -50,6 +48,7 @@ def vdu_small_fits(hosts: list[dict]) -> int:
 def fill_zone(conn: openstack.connection.Connection, zone: str,
               count: int) -> None:
     """Other tenants' load: ``count`` servers that leave ``zone`` full."""
+    reset(conn)                         # an earlier run's, if it left any
     image = conn.image.find_image(IMAGE, ignore_missing=False)
     flavor = conn.compute.find_flavor(FLAVOR, ignore_missing=False)
     servers = [conn.compute.create_server(
@@ -76,8 +75,6 @@ HOMING_CANDIDATES = [
 
 def home(conductor: conductor_rpcapi.ConductorAPI,
          context: pe_context.RequestContext) -> None:
-    say('Cloud selection (homing): where should 2 anti-affine vdu.small '
-        'go, for a customer in Paris?')
     request = {
         'policy': {'content': {'vnfc': 'VDU', 'cloud-cost-evaluation': False,
                                'cloud-deployment-intent': {
@@ -94,6 +91,8 @@ def home(conductor: conductor_rpcapi.ConductorAPI,
     for dropped in result['dropped']:
         print(f"  dropped {dropped['region']}: {dropped['reason']}")
     best = result['selected']
+    if not best:
+        raise steps.StepFailed('no candidate region can take the demand')
     print(f"  chosen {best['region']['name']}: {best['distance_km']:.0f} km, "
           f"{best['capacity']}")
     print(f"  Nova and Placement calls: {json.dumps(result['calls'])}")
@@ -101,7 +100,6 @@ def home(conductor: conductor_rpcapi.ConductorAPI,
 
 def instantiate(conductor: conductor_rpcapi.ConductorAPI,
                 context: pe_context.RequestContext) -> dict:
-    say('Instantiate a VNF granted into a full zone (AZ-1)')
     vnfcs = sorted(GRANTED)
     request = {
         'operation': 'INSTANTIATE', 'vnf_instance_id': 'demo-vnf',
@@ -120,10 +118,18 @@ def instantiate(conductor: conductor_rpcapi.ConductorAPI,
           'best effort (fallbackBestEffort: the capacity pre-check may move '
           'them before Heat is called)')
     op = conductor.start_operation(context, request)
+    deadline = time.monotonic() + OPERATION_TIMEOUT
     while op['state'] in ('STARTING', 'PROCESSING'):
+        if time.monotonic() > deadline:
+            raise steps.StepFailed(f"operation {op['id']} still "
+                                   f"{op['state']} after "
+                                   f'{OPERATION_TIMEOUT} s')
         time.sleep(2)
         op = conductor.get_operation(context, op['id'])
     _print_attempts(op)
+    if op['state'] != 'COMPLETED':
+        raise steps.StepFailed(f"operation {op['id']} ended {op['state']}: "
+                               f"{(op.get('error') or {}).get('detail')}")
     return op
 
 
@@ -144,7 +150,6 @@ def _print_attempts(op: dict) -> None:
 
 def draw(conn: openstack.connection.Connection, op: dict,
          path: pathlib.Path) -> None:
-    say('Picture of the placement')
     labels = {}
     for server in conn.compute.servers(all_projects=True):
         for vnfc in op['placement']:
@@ -166,19 +171,16 @@ def connect(clouds_yaml: str) -> openstack.connection.Connection:
 
 
 def reset(conn: openstack.connection.Connection) -> None:
-    """Delete what an earlier demo run left: its stack and servers."""
+    """Delete the showcase's VNF and the other tenant's load; wait until
+    they are gone."""
     delete_vnf(conn)
-    leftovers = [s for s in conn.compute.servers(all_projects=True)
-                 if s.name.startswith('tenant-load-')]
-    for server in leftovers:
+    load = [s.id for s in conn.compute.servers(all_projects=True)
+            if s.name.startswith('tenant-load-')]
+    for server in load:
         conn.compute.delete_server(server)
-    for server in leftovers:
-        conn.compute.wait_for_delete(server, wait=300)
+    cloud.wait_gone(conn, load, whose="the other tenant's load")
 
 
 def delete_vnf(conn: openstack.connection.Connection) -> None:
     """Delete the showcase's VNF (its stack), keeping the other load."""
-    stack = conn.orchestration.find_stack('demo-vnf')
-    if stack is not None:
-        conn.orchestration.delete_stack(stack)
-        conn.orchestration.wait_for_delete(stack, wait=300)
+    cloud.delete_stack(conn, 'demo-vnf')

@@ -24,8 +24,8 @@ from blazarclient import exception as blazar_exc
 from placement_ext import conf as pe_conf
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.manager import reservations
+from placement_ext.testing import cloud_config
 from placement_ext.tests import backends
-from placement_ext.tests.fixtures import cloud_config
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import fixtures
 
 from placement_ext import conf as pe_conf
-from placement_ext.tests.fixtures import cloud_config
+from placement_ext.testing import cloud_config
+from placement_ext.testing import vnf_template
 from placement_ext.tests.fixtures import database as db_fixture
-from placement_ext.tests.fixtures import vnf_template
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 
 FLAVORS = {'VDU1': vnf_template.VDU_SMALL, 'VDU2': vnf_template.VDU_SMALL}
@@ -58,7 +58,7 @@ def operation_request(stack_name: str, operation: str,
                       flavors: Mapping[str, dict] | None = None,
                       **extra: object) -> dict:
     """The conductor's request for ``operation`` on the demo VNF
-    (:mod:`placement_ext.tests.fixtures.vnf_template`) named ``stack_name``.
+    (:mod:`placement_ext.testing.vnf_template`) named ``stack_name``.
 
     :param placement: VNFC -> granted zone; the stack has these VNFCs.
     :param flavors: VDU -> flavor resources; vdu.small for VDU1 and VDU2

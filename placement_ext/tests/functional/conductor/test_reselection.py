@@ -6,7 +6,7 @@ the conductor classifies them with the default
 """
 
 from placement_ext import errors
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 from placement_ext.tests.functional.conductor import base
 from placement_ext.vocabulary import states
 

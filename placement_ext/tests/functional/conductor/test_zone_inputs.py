@@ -7,7 +7,7 @@ import testtools
 from placement_ext.conductor import zone_inputs
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.drivers import placement as placement_driver
-from placement_ext.tests.fixtures import vnf_template
+from placement_ext.testing import vnf_template
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 
 

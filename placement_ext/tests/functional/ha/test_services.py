@@ -45,7 +45,7 @@ from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import reservations
 from placement_ext.manager import rpcapi as manager_rpcapi
 from placement_ext.objects import operation as op_obj
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.blazar import base as blazar_base
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base as conductor_base

@@ -35,8 +35,8 @@ from placement_ext.db import models
 from placement_ext.drivers.placement import client as pclient
 from placement_ext.manager import reservations
 from placement_ext.objects import lease as lease_obj
+from placement_ext.testing import cloud_config
 from placement_ext.tests import backends
-from placement_ext.tests.fixtures import cloud_config
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import base as res_base

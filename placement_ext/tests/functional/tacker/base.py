@@ -9,7 +9,7 @@ import uuid
 import testtools
 
 from placement_ext.objects import operation as op_obj
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 
 MODE_FILE = 'tacker-mode.conf'

@@ -22,8 +22,8 @@ import fixtures
 import yaml
 
 from placement_ext.decision import node_labels as nl
-from placement_ext.tests.fixtures import kube_apiserver as kas
-from placement_ext.tests.fixtures import tacker_mgmt as tm
+from placement_ext.testing import kube_apiserver as kas
+from placement_ext.testing import tacker_mgmt as tm
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 

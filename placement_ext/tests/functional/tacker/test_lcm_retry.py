@@ -15,7 +15,7 @@ import time
 from testtools import content
 
 from placement_ext import errors
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 from placement_ext.vocabulary import states
@@ -42,18 +42,8 @@ class TestTackerLcmRetry(base.TackerTestCase):
 
     def occ_action(self, lcm_id: str, action: str) -> dict:
         """POST retry, rollback or fail; the occurrence once it has
-        left FAILED_TEMP and ended again (retry and rollback are cast to
-        the conductor: the occurrence stays FAILED_TEMP a moment)."""
-        before = self.tacker.lcmocc(lcm_id)['stateEnteredTime']
-        status, _, _ = self.tacker.call(
-            'POST', f'/vnflcm/v2/vnf_lcm_op_occs/{lcm_id}/{action}')
-        self.assertIn(status, (200, 202))
-
-        def ended_again():
-            occ = self.tacker.lcmocc(lcm_id)
-            return occ if occ['stateEnteredTime'] != before and \
-                occ['operationState'] in tacker_api.TERMINAL else None
-        return self.wait_until(f'{action} of {lcm_id}', ended_again)
+        left FAILED_TEMP and ended again."""
+        return self.tacker.occ_action(lcm_id, action, timeout=WAIT_S)
 
     def wait_until(self, what: str, check):
         deadline = time.monotonic() + WAIT_S

@@ -14,7 +14,7 @@ import requests
 import sqlalchemy as sa
 
 from placement_ext.db import models
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 from placement_ext.vocabulary import states

@@ -22,7 +22,7 @@ import testtools
 
 from placement_ext.db import migration
 from placement_ext.objects import operation as op_obj
-from placement_ext.tests.fixtures import tacker_api
+from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 from placement_ext.vocabulary import states

@@ -18,8 +18,8 @@ import yaml
 from placement_ext import exception
 from placement_ext.adapters.tacker import k8s_labels_mgmt as mgmt
 from placement_ext.decision import node_labels as nl
-from placement_ext.tests.fixtures import kube_apiserver as kas
-from placement_ext.tests.fixtures import tacker_mgmt as tm
+from placement_ext.testing import kube_apiserver as kas
+from placement_ext.testing import tacker_mgmt as tm
 from placement_ext.tests.unit.drivers import test_kubernetes as tk
 
 ZONE = tk.ZONE

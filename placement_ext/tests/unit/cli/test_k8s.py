@@ -14,7 +14,7 @@ from placement_ext.cli import k8s as k8s_cli
 from placement_ext.conductor import manager
 from placement_ext.conductor import rpcapi
 from placement_ext.decision import node_labels as nl
-from placement_ext.tests.fixtures import kube_apiserver as kas
+from placement_ext.testing import kube_apiserver as kas
 from placement_ext.tests.unit.cli import test_grant
 from placement_ext.tests.unit.cli import test_reselection as base
 from placement_ext.tests.unit.decision import test_manifest_check as tm

@@ -14,7 +14,7 @@ from kubernetes.client import exceptions as k8s_exc
 from placement_ext import exception
 from placement_ext.decision import node_labels as nl
 from placement_ext.drivers import kubernetes as k8s_driver
-from placement_ext.tests.unit.fixtures import test_kube_apiserver as base
+from placement_ext.tests.unit.testing import test_kube_apiserver as base
 
 ZONE = base.HOST_KEY
 OURS = nl.COMPUTE_HOST_KEY
