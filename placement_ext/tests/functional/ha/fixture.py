@@ -19,6 +19,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -228,11 +229,16 @@ def _tcp_connections(pids: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def cut_from_rabbit(name: str, seconds: float) -> int:
+def cut_from_rabbit(name: str, seconds: float,
+                    in_effect: threading.Event | None = None) -> int:
     """Cut HA service ``name`` (``conductor1``) off from RabbitMQ for
     ``seconds``: every connection it has or opens to a RabbitMQ node is
     closed (``ss -K``, a reset on both ends) every 0.1 s; its database
-    connections stay. :returns: how many connections were closed."""
+    connections stay.
+
+    :param in_effect: set once a round closed the connections it had
+        (its queue consumers are gone).
+    :returns: how many connections were closed."""
     s = settings()
     proc = procs.Proc(s.path(), f'ha-{name}')
     rabbit = {port for key, port in ha.ports(s).items()
@@ -246,5 +252,8 @@ def cut_from_rabbit(name: str, seconds: float) -> int:
                                 f'sport = :{local}'], capture_output=True,
                                timeout=10)
                 closed += 1
+        if closed and in_effect is not None:
+            in_effect.set()
+        # the cut itself: a round every 0.1 s for ``seconds``
         time.sleep(0.1)
     return closed
