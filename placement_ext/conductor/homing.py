@@ -11,6 +11,7 @@ from oslo_config import cfg
 from placement_ext import exception
 from placement_ext.conductor import homing_inputs
 from placement_ext.decision import has_plan
+from placement_ext.decision import has_recommendations
 from placement_ext.decision import homing
 from placement_ext.decision import intent_realization
 from placement_ext.schemas import files
@@ -81,7 +82,8 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
         f'demand {name}: ' + '; '.join(f'{d.region.name}: {d.reason}'
                                         for d in selection.dropped)
         for name, selection in homeless)
-    found = has_plan.recommendations(solved, limit, translation.zones)
+    found = has_recommendations.recommendations(solved, limit,
+                                                translation.zones)
     if not homeless and not found:
         message = ('no combination of the demands\' regions keeps the '
                    'zone constraint(s) ' +

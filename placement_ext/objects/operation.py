@@ -22,6 +22,11 @@ An operation run inside a host service's LCM operation occurrence
 (Tacker's) names it in ``params['lcm_op_occ_id']``: :func:`for_lcm_op_occ`
 finds it again when the host retries, :func:`lcm_op_occ_pending` lists
 those the host may still end.
+
+Over 400 lines as one module on purpose: the state, the attempts, the
+stack it holds and the conductor that owns it are one row and its
+children, written under one set of runnable states and read back by one
+``_operation``; apart, each part would restate them.
 """
 
 import dataclasses

@@ -24,6 +24,7 @@ import fixtures
 import sqlalchemy as sa
 
 from placement_ext import errors
+from placement_ext import polling
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.conductor import wiring
 from placement_ext.tests.fixtures import database as db_fixture
@@ -122,9 +123,9 @@ class TestHungServices(base.ConductorCloudTestCase):
         runner = threading.Thread(
             target=lambda: result.setdefault('op', self.run_operation(body)))
         runner.start()
-        self._wait_for_stack()
-        time.sleep(1)
+        self._wait_for_build()
         paused = self.useFixture(Paused(service))
+        # the fault itself: the service hangs for three HTTP timeouts
         time.sleep(3 * HTTP_TIMEOUT)
         paused.resume()
         runner.join(300)
@@ -144,10 +145,18 @@ class TestHungServices(base.ConductorCloudTestCase):
         url = sa.make_url(parser['database']['connection'])
         return url.set(database='').render_as_string(hide_password=False)
 
-    def _wait_for_stack(self):
+    def _wait_for_build(self):
+        """Until the stack exists and Heat builds it (a resource of it
+        left INIT_COMPLETE)."""
         conn = self.cloud.admin
-        for _ in range(240):
-            if conn.orchestration.find_stack(self.stack_name) is not None:
-                return
-            time.sleep(0.25)
-        self.fail('the stack was never created')
+
+        def building():
+            stack = conn.orchestration.find_stack(self.stack_name)
+            if stack is None:
+                return None
+            return True if any(
+                r.status not in (None, 'INIT_COMPLETE')
+                for r in conn.orchestration.resources(stack)) else None
+
+        if polling.until(building, timeout=60, interval=0.25) is None:
+            self.fail('the stack was never built')

@@ -19,6 +19,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -26,6 +27,7 @@ import fixtures
 import sqlalchemy as sa
 
 from placement_ext import conf as pe_conf
+from placement_ext import polling
 from placement_ext.db import api as db_api
 from placement_ext.tests import backends
 from placement_ext.tests.fixtures import database as db_fixture
@@ -148,9 +150,7 @@ def restart_galera_node(s: mc_settings.Settings, node: int) -> float:
     if proc.alive():           # restarted already
         ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
         return 0.0
-    deadline = start + 30
-    while proc.members() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_gone(proc)
     ha.start_galera_node(s, node)
     ha.wait_synced(s, node, size=ha.NODES, timeout=REJOIN_TIMEOUT)
     return time.monotonic() - start
@@ -164,11 +164,12 @@ def restart_rabbit_node(s: mc_settings.Settings, node: int) -> float:
     proc.stop(timeout=10)            # what the VM left (epmd keeps its name)
     ha.start_rabbit_node(s, node)
     ha.wait_rabbit(s, node, timeout=REJOIN_TIMEOUT)
-    deadline = start + REJOIN_TIMEOUT
-    while len(ha.running_rabbit_nodes(s)) < ha.NODES:
-        if time.monotonic() > deadline:
-            raise AssertionError(f'RabbitMQ node {node} did not rejoin')
-        time.sleep(1)
+    if polling.until(
+            lambda: True if len(ha.running_rabbit_nodes(s)) >= ha.NODES
+            else None,
+            timeout=start + REJOIN_TIMEOUT - time.monotonic(),
+            interval=1) is None:
+        raise AssertionError(f'RabbitMQ node {node} did not rejoin')
     return time.monotonic() - start
 
 
@@ -199,13 +200,18 @@ def start_service(s: mc_settings.Settings, name: str) -> None:
     proc = procs.Proc(s.path(), f'ha-{name}')
     if proc.alive():
         return
-    deadline = time.monotonic() + 30
-    while proc.members() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_gone(proc)
     if any(svc.name == f'ha-{name}' for svc in ha.our_services(s)):
         ha.start_service(s, f'ha-{name}')
     else:
         ha_addons.start_service(s, f'ha-{name}')
+
+
+def _wait_gone(proc: procs.Proc) -> None:
+    """Until what a kill left of ``proc``'s group is gone (30 s at most:
+    then it is started anyway, as before)."""
+    polling.until(lambda: None if proc.members() else True, timeout=30,
+                  interval=0.2)
 
 
 def _tcp_connections(pids: list[int]) -> list[tuple[int, int]]:
@@ -228,11 +234,16 @@ def _tcp_connections(pids: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def cut_from_rabbit(name: str, seconds: float) -> int:
+def cut_from_rabbit(name: str, seconds: float,
+                    in_effect: threading.Event | None = None) -> int:
     """Cut HA service ``name`` (``conductor1``) off from RabbitMQ for
     ``seconds``: every connection it has or opens to a RabbitMQ node is
     closed (``ss -K``, a reset on both ends) every 0.1 s; its database
-    connections stay. :returns: how many connections were closed."""
+    connections stay.
+
+    :param in_effect: set once a round closed the connections it had
+        (its queue consumers are gone).
+    :returns: how many connections were closed."""
     s = settings()
     proc = procs.Proc(s.path(), f'ha-{name}')
     rabbit = {port for key, port in ha.ports(s).items()
@@ -246,5 +257,8 @@ def cut_from_rabbit(name: str, seconds: float) -> int:
                                 f'sport = :{local}'], capture_output=True,
                                timeout=10)
                 closed += 1
+        if closed and in_effect is not None:
+            in_effect.set()
+        # the cut itself: a round every 0.1 s for ``seconds``
         time.sleep(0.1)
     return closed

@@ -304,7 +304,10 @@ class TestReservationsOnCloud(CloudReservationTestCase):
                                  zone=f'{self.zone}:{host}')[0]
 
         # the first build after the cache went stale caches the whole
-        # tree, the reservation provider included
+        # tree, the reservation provider included. The sleep is the
+        # condition, not a guess at it: staleness is nova-compute's own
+        # clock (``refresh`` seconds since its last refresh), which no
+        # row or API shows, so one refresh period is waited out
         time.sleep(refresh + 1)
         self.delete_servers([boot_on_host()])
         self.res.hosts.delete(host)

@@ -5,7 +5,9 @@ import copy
 import testtools
 
 from placement_ext import exception
+from placement_ext.decision import has_demand
 from placement_ext.decision import has_plan
+from placement_ext.decision import has_recommendations
 from placement_ext.decision import homing
 
 # csit/tests/has/data/plan_with_vim_fit.json of onap/archived-optf-has,
@@ -60,7 +62,7 @@ class TestTranslate(testtools.TestCase):
         self.assertEqual({'latitude': 45.395968, 'longitude': -71.135344},
                          request.customer_location)
         self.assertEqual({'distance': 1.0, 'cost': 2.0}, request.weights)
-        self.assertEqual(has_plan.DEFAULT_POLICY, request.policy)
+        self.assertEqual(has_demand.DEFAULT_POLICY, request.policy)
         selection = request.selection_request([{'region_id': 'r'}])
         self.assertEqual([{'region_id': 'r'}], selection['candidates'])
         self.assertEqual(100, selection['max_distance_km'])
@@ -191,7 +193,7 @@ class TestTranslate(testtools.TestCase):
             filtering_attributes={'cloud-owner': ['Owner']},
             passthrough_attributes={'tenant': 't1'})
         (request,) = has_plan.translate(template)
-        self.assertEqual(has_plan.CandidateFilter(
+        self.assertEqual(has_demand.CandidateFilter(
             region='r1', complex='DLLSTX', excluded=frozenset({'r2'}),
             required=frozenset({'r1', 'r3'}),
             attributes={'cloud-owner': ['Owner']}), request.candidate_filter)
@@ -223,29 +225,29 @@ class TestCandidateFilter(testtools.TestCase):
 
     def test_filters(self):
         cases = [
-            (has_plan.CandidateFilter(), ['r1', 'r2', 'r3']),
-            (has_plan.CandidateFilter(region='r2'), ['r2']),
-            (has_plan.CandidateFilter(complex='DLLSTX'), ['r1']),
-            (has_plan.CandidateFilter(excluded=frozenset({'r1'})),
+            (has_demand.CandidateFilter(), ['r1', 'r2', 'r3']),
+            (has_demand.CandidateFilter(region='r2'), ['r2']),
+            (has_demand.CandidateFilter(complex='DLLSTX'), ['r1']),
+            (has_demand.CandidateFilter(excluded=frozenset({'r1'})),
              ['r2', 'r3']),
-            (has_plan.CandidateFilter(required=frozenset({'r3'})), ['r3']),
-            (has_plan.CandidateFilter(required=frozenset()), []),
-            (has_plan.CandidateFilter(attributes={'cloud-owner': ['Owner']}),
+            (has_demand.CandidateFilter(required=frozenset({'r3'})), ['r3']),
+            (has_demand.CandidateFilter(required=frozenset()), []),
+            (has_demand.CandidateFilter(attributes={'cloud-owner': ['Owner']}),
              ['r1', 'r3']),
-            (has_plan.CandidateFilter(
+            (has_demand.CandidateFilter(
                 attributes={'cloud-owner': {'any': ['Other']}}), ['r2']),
-            (has_plan.CandidateFilter(
+            (has_demand.CandidateFilter(
                 attributes={'cloud-owner': {'not': ['Other']}}),
              ['r1', 'r3']),
             # HAS keeps a region whose attribute has no value
-            (has_plan.CandidateFilter(
+            (has_demand.CandidateFilter(
                 attributes={'cloud-zone': ['z2']}), ['r2', 'r3']),
             # skipped as HAS does: they select A&AI services
-            (has_plan.CandidateFilter(
+            (has_demand.CandidateFilter(
                 attributes={'model-invariant-id': ['m']}),
              ['r1', 'r2', 'r3']),
             # HAS drops a cloud region for an attribute it cannot have
-            (has_plan.CandidateFilter(
+            (has_demand.CandidateFilter(
                 attributes={'global-customer-id': ['c']}), []),
         ]
         for candidate_filter, kept_ids in cases:
@@ -255,7 +257,7 @@ class TestCandidateFilter(testtools.TestCase):
             self.assertEqual(3 - len(kept_ids), len(dropped))
 
     def test_reasons_name_the_input(self):
-        kept, dropped = has_plan.CandidateFilter(
+        kept, dropped = has_demand.CandidateFilter(
             excluded=frozenset({'r3'}), required=frozenset({'r1', 'r3'}),
             attributes={'cloud-zone': ['z9']}).split(self.CANDIDATES)
         self.assertEqual(
@@ -276,13 +278,13 @@ class TestRecommendations(testtools.TestCase):
                              value, homing.Capacity(3, '3 fit'))
 
     def test_solutions_take_each_demands_kth_region(self):
-        a = has_plan.DemandRequest('vG', 'svc-1')
-        b = has_plan.DemandRequest('vDNS')
+        a = has_demand.DemandRequest('vG', 'svc-1')
+        b = has_demand.DemandRequest('vDNS')
         solved = [
             (a, homing.Selection((self.ranked('r1', 1),
                                   self.ranked('r2', 2)), ())),
             (b, homing.Selection((self.ranked('r3', 1),), ()))]
-        (solution,) = has_plan.recommendations(solved, limit=3)
+        (solution,) = has_recommendations.recommendations(solved, limit=3)
         # HAS's candidate and attributes for a cloud region
         # (conductor/solver/service.py of onap/optf-has), ours under
         # "selection"
@@ -301,6 +303,7 @@ class TestRecommendations(testtools.TestCase):
                           'cost': 5}}, solution['vG'])
         self.assertEqual('r3', solution['vDNS']['candidate']['location_id'])
         self.assertEqual('', solution['vDNS']['service_resource_id'])
-        self.assertEqual(2, len(has_plan.recommendations(solved[:1], 5)))
-        self.assertEqual([], has_plan.recommendations(
+        self.assertEqual(2, len(has_recommendations.recommendations(
+            solved[:1], 5)))
+        self.assertEqual([], has_recommendations.recommendations(
             [(a, homing.Selection((), ()))], 5))

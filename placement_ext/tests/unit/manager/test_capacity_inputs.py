@@ -2,7 +2,6 @@
 
 import datetime
 import threading
-import time
 import types
 
 import fixtures
@@ -203,20 +202,42 @@ class TestCurrentUsages(testtools.TestCase):
     def test_concurrent_creates_of_one_manager_see_every_host(self):
         """A manager serves several lease creates at once (RPC threads):
         each sees every reservable host, however the loads interleave
-        (one saw none, "no reservable host", under 8 threads)."""
+        (one saw none, "no reservable host", under 8 threads).
+
+        The interleavings are forced: every thread loads the hosts from
+        the same empty cache (all eight are inside ``get_many`` before
+        any returns), and the first thread to load kept views finishes
+        that load last, after every other thread is done (its copy
+        replaces the caches they filled)."""
+        count = 8
         reads = FakeReads({'rp-0': 1, 'rp-1': 1, 'rp-2': 1})
         views = inputs.HostViews(reads, self.db)
         real_get_many = host_obj.get_many
         real_known = host_obj.known_usages
+        # a broken barrier or a missed event fails the test, not hangs it
+        loading = threading.Barrier(count, timeout=30)
+        others_done = threading.Event()
+        lock = threading.Lock()
+        calls = {'get_many': 0, 'known_usages': 0}
+        finished = []
 
-        def slow(real):
-            def wrapper(*args, **kwargs):
-                time.sleep(0.02)
-                return real(*args, **kwargs)
-            return wrapper
+        def first_calls(name):
+            with lock:
+                calls[name] += 1
+                return calls[name]
 
-        self.patch(host_obj, 'get_many', slow(real_get_many))
-        self.patch(host_obj, 'known_usages', slow(real_known))
+        def get_many(*args, **kwargs):
+            if first_calls('get_many') <= count:
+                loading.wait()
+            return real_get_many(*args, **kwargs)
+
+        def known_usages(*args, **kwargs):
+            if first_calls('known_usages') == 1:
+                self.assertTrue(others_done.wait(30))
+            return real_known(*args, **kwargs)
+
+        self.patch(host_obj, 'get_many', get_many)
+        self.patch(host_obj, 'known_usages', known_usages)
         seen, errors = [], []
 
         def create():
@@ -227,15 +248,25 @@ class TestCurrentUsages(testtools.TestCase):
                                  sorted(current.usages)))
             except Exception as exc:   # noqa: BLE001 - asserted below
                 errors.append(repr(exc))
+            finally:
+                with lock:
+                    finished.append(threading.get_ident())
+                    if len(finished) == count - 1:
+                        # all but the one held in known_usages, if any
+                        others_done.set()
 
-        threads = [threading.Thread(target=create) for _ in range(8)]
+        threads = [threading.Thread(target=create) for _ in range(count)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         self.assertEqual([], errors)
+        # both interleavings happened: eight loads of one empty cache, and
+        # a kept-view load held until the others were done
+        self.assertEqual(count, calls['get_many'])
+        self.assertGreater(calls['known_usages'], 0)
         ids = [h.id for h in self.hosts]
-        self.assertEqual([(ids, ids)] * 40, seen)
+        self.assertEqual([(ids, ids)] * 5 * count, seen)
 
     def test_decision_inputs(self):
         host = types.SimpleNamespace(id=7, hypervisor_hostname='cn1')
