@@ -78,3 +78,127 @@ class TestTackerContract(base.ContractTestCase):
         self.assertIn('Resource CREATE failed: x (placement-ext did not '
                       "reselect: stack vnf-i1 was not found through Heat of "
                       "region 'RegionTwo'", error.detail)
+
+
+def _tls_matrix() -> list[dict]:
+    """[v2_vnfm] settings whose sessions ours and Tacker's must agree
+    on (``__file__`` stands for a CA file)."""
+    return [
+        {},
+        {'heat_verify_cert': True},
+        {'heat_verify_cert': True, 'heat_ca_cert_file': __file__},
+        {'heat_verify_cert': False, 'heat_ca_cert_file': __file__},
+        {'nova_verify_cert': True},
+        {'nova_verify_cert': True, 'nova_ca_cert_file': __file__},
+        {'nova_verify_cert': False, 'nova_ca_cert_file': __file__},
+    ]
+
+
+class TestTackerTls(base.ContractTestCase):
+    """Our VIM sessions verify certificates and authenticate Heat as
+    Tacker's own HeatClient and NovaClient do, for the same
+    ``[v2_vnfm]`` settings."""
+
+    compat = compat
+    test_release_is_supported = None
+    test_libraries_meet_the_release_requirements = None
+    test_hook_points_are_as_our_code_expects = None
+
+    def _vim(self) -> object:
+        from tacker.sol_refactored import objects
+        objects.register_all()
+        return objects.VimConnectionInfo(
+            vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
+            interfaceInfo={'endpoint': 'https://keystone/v3',
+                           'tokenEndpoint': 'https://auth/token',
+                           'heatEndpoint': 'https://heat/v1/p',
+                           'skipCertificateVerification': True},
+            accessInfo={'username': 'u', 'password': 'p', 'project': 'nfv',
+                        'userDomain': 'Default',
+                        'projectDomain': 'Default'})
+
+    def _both(self, settings: dict) -> tuple:
+        """(Tacker's HeatClient, NovaClient, our Sessions) under
+        ``settings``."""
+        from oslo_config import cfg
+        from tacker.sol_refactored.common import config  # noqa: F401
+        from tacker.sol_refactored.infra_drivers.openstack import heat_utils
+        from tacker.sol_refactored.infra_drivers.openstack import nova_utils
+
+        from placement_ext.adapters.tacker import vim as tacker_vim
+        from placement_ext.tests.unit.adapters import test_tacker_vim
+
+        for name, value in settings.items():
+            cfg.CONF.set_override(name, value, group='v2_vnfm')
+            self.addCleanup(cfg.CONF.clear_override, name, group='v2_vnfm')
+        vim = self._vim()
+        ours = tacker_vim.Sessions(tacker_vim.Tls.from_conf(
+            test_tacker_vim._conf(**settings)))
+        return (heat_utils.HeatClient(vim).client,
+                nova_utils.NovaClient(vim).client, ours, vim)
+
+    def test_password_sessions_verify_as_tackers(self):
+        from placement_ext.adapters.tacker import vim as tacker_vim
+
+        for settings in _tls_matrix():
+            with self.subTest(**settings):
+                heat, nova, ours, vim = self._both(settings)
+                for service, client in ((tacker_vim.HEAT, heat),
+                                        (tacker_vim.NOVA, nova)):
+                    session = ours.get(vim.interfaceInfo, vim.accessInfo,
+                                       30, service)
+                    self.assertEqual(client.auth_handle.verify,
+                                     session.verify, service)
+
+    def test_heat_over_oauth2_mtls_as_tackers(self):
+        from placement_ext.adapters.tacker import vim as tacker_vim
+
+        for ca in ('', __file__):
+            with self.subTest(ca=ca):
+                heat, nova, ours, vim = self._both({
+                    'use_oauth2_mtls_for_heat': True,
+                    'heat_mtls_ca_cert_file': ca,
+                    'heat_mtls_client_cert_file': __file__,
+                    # not read for Heat under mTLS
+                    'heat_verify_cert': True})
+                session = ours.get(vim.interfaceInfo, vim.accessInfo, 30,
+                                   tacker_vim.HEAT)
+                handle = heat.auth_handle
+                self.assertEqual(handle.verify_cert, session.verify)
+                self.assertEqual(handle.client_cert, session.cert)
+                self.assertEqual(heat.base_url, session.auth.endpoint)
+                self.assertEqual(handle.token_endpoint,
+                                 session.auth.token_endpoint)
+                self.assertEqual(handle.client_id, session.auth.client_id)
+                # Nova still by the VIM's password
+                self.assertEqual(nova.auth_handle.verify, ours.get(
+                    vim.interfaceInfo, vim.accessInfo, 30,
+                    tacker_vim.NOVA).verify)
+
+
+class TestNoReselection(base.ContractTestCase):
+    """Why ours could not reselect is on Tacker's error."""
+
+    compat = compat
+    test_release_is_supported = None
+    test_libraries_meet_the_release_requirements = None
+    test_hook_points_are_as_our_code_expects = None
+
+    def test_a_certificate_failure_names_the_tls_options(self):
+        from keystoneauth1 import exceptions as ks_exc
+
+        from placement_ext import exception
+        from placement_ext.adapters.tacker import driver
+        from placement_ext.drivers import keystone
+
+        try:
+            with keystone.transport_errors('Nova', 'GET /flavors'):
+                raise ks_exc.SSLError('CERTIFICATE_VERIFY_FAILED')
+        except exception.PlacementExtError as exc:
+            why = exc
+        error = driver._no_reselection(ValueError('Resource CREATE failed'),
+                                       why)
+        self.assertIn('Resource CREATE failed (no zone reselection: ',
+                      error.detail)
+        self.assertIn('CERTIFICATE_VERIFY_FAILED', error.detail)
+        self.assertIn('nova_verify_cert and nova_ca_cert_file', error.detail)
