@@ -40,14 +40,13 @@ from tacker.sol_refactored.conductor import conductor_v2
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import background
-from placement_ext import conf as pe_conf
 from placement_ext import exception
 from placement_ext.adapters.tacker import request as tacker_request
+from placement_ext.adapters.tacker import startup
 from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import host_lcm
 from placement_ext.conductor import ownership
 from placement_ext.conductor import wiring
-from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.drivers import heat as heat_driver
@@ -56,7 +55,6 @@ from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 TACKER_CONF = cfg.CONF
-SQLITE_FILE = 'placement_ext.sqlite'
 TLS_OPTIONS = ('placement-ext reaches the VIM as Tacker does: Heat with '
                '[v2_vnfm] heat_verify_cert and heat_ca_cert_file, Nova and '
                'Placement with nova_verify_cert and nova_ca_cert_file')
@@ -86,30 +84,43 @@ class Runtime:
         migration.upgrade(conf, database=self.database)
 
     @classmethod
-    def from_config_files(cls, files: list[str]) -> 'Runtime':
-        """Our options read from tacker-conductor's own config files;
-        ``[database]`` replaced by ``[placement_ext] database_connection``
-        (Tacker's database is Tacker's)."""
-        args = [arg for name in files for arg in ('--config-file', name)]
-        conf = pe_conf.new_conf(args)
-        url = conf.placement_ext.database_connection or \
-            'sqlite:///' + paths.state_path(conf, SQLITE_FILE)
-        conf.set_override('connection', url, group='database')
-        return cls(conf)
+    def from_args(cls, args: list[str]) -> 'Runtime':
+        """Our options from tacker-conductor's ``--config-file`` and
+        ``--config-dir`` (:func:`~placement_ext.adapters.tacker.startup.
+        load_conf`), our database brought to the current schema.
+
+        :raises InvalidInput: a bad option, or a database that cannot
+            be used (named ``[placement_ext] database_connection``).
+        """
+        conf = startup.load_conf(args)
+        try:
+            return cls(conf)
+        except Exception as exc:
+            # the URL is a secret: the driver's text says enough
+            raise exception.InvalidInput(
+                field='[placement_ext] database_connection',
+                reason=f'{type(exc).__name__}: {exc}') from exc
+
+
+def _running_args() -> list[str]:
+    """The files and directories Tacker's conductor read."""
+    return [*(arg for name in TACKER_CONF.config_file
+              for arg in ('--config-file', name)),
+            *(arg for name in TACKER_CONF.config_dir or ()
+              for arg in ('--config-dir', name))]
 
 
 class Runtimes:
-    """The process's :class:`Runtime`, built on first use (after the fork
-    of Tacker's workers, so no connection crosses it); :func:`install`
-    hands it to the classes Tacker builds.
+    """The process's :class:`Runtime`, built on first use (by
+    :func:`start` when tacker-conductor starts); :func:`install` hands it
+    to the classes Tacker builds.
 
-    :param build: makes the Runtime (default: from tacker-conductor's
-        own config files).
+    :param build: makes the Runtime (default: from the files and
+        directories Tacker's conductor read).
     """
 
     def __init__(self, build: Callable[[], Runtime] | None = None) -> None:
-        self._build = build or (lambda: Runtime.from_config_files(
-            list(TACKER_CONF.config_file)))
+        self._build = build or (lambda: Runtime.from_args(_running_args()))
         self._lock = threading.Lock()
         self._runtime: Runtime | None = None
 
@@ -451,6 +462,21 @@ class ConductorV2(conductor_v2.ConductorV2):
         self.lcm_sync.start()
 
 
+def start(argv: list[str]) -> Runtimes | None:
+    """Our part of tacker-conductor's start, from its arguments: None
+    when ``[placement_ext] zone_reselection`` is false (nothing else of
+    ours read, no database: Tacker's conductor runs as it is), else our
+    Runtime built now, so a bad option or database stops the start.
+
+    :raises InvalidInput: what is wrong, the option named.
+    """
+    args = startup.tacker_args(argv)
+    if not startup.reselection_enabled(args):
+        return None
+    runtime = Runtime.from_args(args)
+    return Runtimes(build=lambda: runtime)
+
+
 def install(runtimes: Runtimes | None = None) -> None:
     """Make Tacker's v2 conductor build our driver: it looks the class up
     in the module each time (``openstack.Openstack()``); and Tacker's
@@ -468,4 +494,4 @@ def install(runtimes: Runtimes | None = None) -> None:
 
 
 __all__ = ['ConductorV2', 'Openstack', 'Runtime', 'Runtimes', 'install',
-           'sync_with_tacker']
+           'start', 'sync_with_tacker']

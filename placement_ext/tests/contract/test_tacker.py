@@ -202,3 +202,91 @@ class TestNoReselection(base.ContractTestCase):
                       error.detail)
         self.assertIn('CERTIFICATE_VERIFY_FAILED', error.detail)
         self.assertIn('nova_verify_cert and nova_ca_cert_file', error.detail)
+
+
+class TestStart(base.ContractTestCase):
+    """What placement-ext-tacker-conductor reads when it starts, and
+    what it refuses then."""
+
+    compat = compat
+    test_release_is_supported = None
+    test_libraries_meet_the_release_requirements = None
+    test_hook_points_are_as_our_code_expects = None
+
+    def setUp(self):
+        super().setUp()
+        import tempfile
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def _file(self, name: str, text: str) -> str:
+        import os
+        path = os.path.join(self.dir.name, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as stream:
+            stream.write(text)
+        return path
+
+    def _start(self, text: str, *extra: str):
+        from placement_ext.adapters.tacker import driver
+        return driver.start(['--config-file', self._file('tacker.conf', text),
+                             '--debug', *extra])
+
+    def _refused(self, text: str) -> str:
+        from placement_ext import exception
+        with self.assertRaises(exception.InvalidInput) as caught:
+            self._start(text)
+        return str(caught.exception)
+
+    def test_reselection_off_reads_and_builds_nothing_of_ours(self):
+        # an unreachable database and a bad option of ours: not read
+        self.assertIsNone(self._start(
+            '[placement_ext]\nzone_reselection = false\n'
+            'database_connection = mysql+pymysql://u:p@127.0.0.1:1/none\n'
+            '[v2_vnfm]\nplacement_az_select_retry = many\n'))
+
+    def test_a_bad_option_stops_the_start_named(self):
+        error = self._refused('[v2_vnfm]\nplacement_az_select_retry = many\n')
+        self.assertIn('[v2_vnfm] placement_az_select_retry', error)
+
+    def test_an_unusable_database_stops_the_start_named(self):
+        error = self._refused(
+            '[placement_ext]\ndatabase_connection = '
+            'mysql+pymysql://u:secret@127.0.0.1:1/none\n'
+            '[database]\nmax_retries = 0\n')
+        self.assertIn('[placement_ext] database_connection', error)
+        self.assertNotIn('secret', error)
+
+    def test_the_config_dir_is_read_as_tackers(self):
+        from placement_ext.adapters.tacker import driver
+        self._file('tacker.conf.d/90-pe.conf',
+                   '[v2_vnfm]\nplacement_az_select_timeout = 77\n'
+                   '[placement_ext]\ndatabase_connection = sqlite://\n')
+        runtimes = driver.start([
+            '--config-file', self._file('tacker.conf', '[DEFAULT]\n'),
+            '--config-dir', self.dir.name + '/tacker.conf.d'])
+        self.assertEqual(
+            77, runtimes.get().conf.v2_vnfm.placement_az_select_timeout)
+
+    def test_regrant_is_refused_with_the_reason(self):
+        error = self._refused(
+            '[v2_vnfm]\nplacement_regrant_before_move = true\n'
+            '[nfvo]\nendpoint_override = http://nfvo\n'
+            '[placement_ext]\ndatabase_connection = sqlite://\n')
+        self.assertIn('[v2_vnfm] placement_regrant_before_move: not '
+                      'supported inside tacker-conductor', error)
+
+    def test_the_command_exits_before_tackers_start(self):
+        import os
+        import subprocess
+        import sys
+        conf = self._file('tacker.conf',
+                          '[v2_vnfm]\nheat_verify_cert = true\n'
+                          'heat_ca_cert_file = /nonexistent/ca.pem\n')
+        result = subprocess.run(
+            [sys.executable, '-m', 'placement_ext.cmd.tacker_conductor',
+             '--config-file', conf], capture_output=True, text=True,
+            timeout=120, env={**os.environ, 'PYTHONPATH': os.getcwd()})
+        self.assertEqual(2, result.returncode, result.stderr)
+        self.assertIn('Invalid [v2_vnfm] heat_ca_cert_file: '
+                      '/nonexistent/ca.pem is not a file', result.stderr)
