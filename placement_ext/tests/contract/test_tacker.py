@@ -94,15 +94,20 @@ def _tls_matrix() -> list[dict]:
     ]
 
 
-class TestTackerTls(base.ContractTestCase):
-    """Our VIM sessions verify certificates and authenticate Heat as
-    Tacker's own HeatClient and NovaClient do, for the same
-    ``[v2_vnfm]`` settings."""
+class _WithTacker(base.ContractTestCase):
+    """Tests that need Tacker installed, not the release checks again."""
 
     compat = compat
     test_release_is_supported = None
     test_libraries_meet_the_release_requirements = None
     test_hook_points_are_as_our_code_expects = None
+
+
+class TestTackerTls(_WithTacker):
+    """Our VIM sessions verify certificates and authenticate Heat as
+    Tacker's own HeatClient and NovaClient do, for the same
+    ``[v2_vnfm]`` settings."""
+
 
     def _vim(self) -> object:
         from tacker.sol_refactored import objects
@@ -176,13 +181,9 @@ class TestTackerTls(base.ContractTestCase):
                     tacker_vim.NOVA).verify)
 
 
-class TestNoReselection(base.ContractTestCase):
+class TestNoReselection(_WithTacker):
     """Why ours could not reselect is on Tacker's error."""
 
-    compat = compat
-    test_release_is_supported = None
-    test_libraries_meet_the_release_requirements = None
-    test_hook_points_are_as_our_code_expects = None
 
     def test_a_certificate_failure_names_the_tls_options(self):
         from keystoneauth1 import exceptions as ks_exc
@@ -204,14 +205,10 @@ class TestNoReselection(base.ContractTestCase):
         self.assertIn('nova_verify_cert and nova_ca_cert_file', error.detail)
 
 
-class TestStart(base.ContractTestCase):
+class TestStart(_WithTacker):
     """What placement-ext-tacker-conductor reads when it starts, and
     what it refuses then."""
 
-    compat = compat
-    test_release_is_supported = None
-    test_libraries_meet_the_release_requirements = None
-    test_hook_points_are_as_our_code_expects = None
 
     def setUp(self):
         super().setUp()
