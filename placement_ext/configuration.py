@@ -24,8 +24,12 @@ def version() -> str:
 
 def load_config(args: list[str], prog: str | None = None,
                 default_config_files: list[str] | None = None,
-                ) -> cfg.ConfigOpts:
+                project: str = 'placement_ext') -> cfg.ConfigOpts:
     """Build, parse and validate a ConfigOpts, with oslo.log's options.
+
+    :param project: whose default files and directories are read when
+        ``args`` name none (``tacker``: ``/etc/tacker/tacker.conf`` and
+        ``tacker.conf.d``, as tacker-conductor reads them).
 
     :raises: InvalidInput naming the bad option (``[group] name``), the
         reason and the file, in one line, for any configuration error.
@@ -34,7 +38,7 @@ def load_config(args: list[str], prog: str | None = None,
     pe_conf.register_opts(conf)
     logging.register_options(conf)
     try:
-        conf(args, project='placement_ext', prog=prog, version=version(),
+        conf(args, project=project, prog=prog, version=version(),
              default_config_files=default_config_files)
         pe_conf.validate(conf)
     except cfg.ConfigFileValueError as exc:
@@ -42,25 +46,26 @@ def load_config(args: list[str], prog: str | None = None,
     except cfg.Error as exc:
         raise exception.InvalidInput(field='configuration', reason=str(exc))
     except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable_config(args, default_config_files, exc)
+        raise unreadable_config(args, default_config_files, exc, project)
     return conf
 
 
 def unreadable_config(args: list[str],
                       default_config_files: list[str] | None,
-                      exc: Exception) -> exception.InvalidInput:
+                      exc: Exception, project: str = 'placement_ext'
+                      ) -> exception.InvalidInput:
     """Name the configuration file oslo.config could not read.
 
     oslo.config lets a directory given as ``--config-file`` (OSError) or a
     file that is not UTF-8 (UnicodeDecodeError, with no file name) escape
     as they are; the file may also be one of a ``--config-dir``'s (or of
-    the default ``placement_ext.conf.d`` directories).
+    the default ``<project>.conf.d`` directories).
     """
-    files = _option_values(args, '--config-file') + \
+    files = option_values(args, '--config-file') + \
         list(default_config_files or ())
     candidates = [('--config-file', path) for path in files]
-    for directory in _option_values(args, '--config-dir') + \
-            cfg.find_config_dirs('placement_ext'):
+    for directory in option_values(args, '--config-dir') + \
+            cfg.find_config_dirs(project):
         candidates += [('--config-dir', path) for path in
                        sorted(glob.glob(os.path.join(directory, '*.conf')))]
     for field, path in candidates:
@@ -75,7 +80,7 @@ def unreadable_config(args: list[str],
     return exception.InvalidInput(field='configuration', reason=str(exc))
 
 
-def _option_values(args: list[str], option: str) -> list[str]:
+def option_values(args: list[str], option: str) -> list[str]:
     """Values of ``option`` in ``args`` (``--opt V`` and ``--opt=V``)."""
     pairs = zip(args, args[1:], strict=False)
     values = [value for flag, value in pairs if flag == option]

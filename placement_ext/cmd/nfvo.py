@@ -52,7 +52,7 @@ class GrantDecider:
     def __call__(self, request: grant_request.GrantRequest, grant_id: str,
                  href: str) -> dict:
         flavours = grant_inputs.flavour_amounts(
-            self.vdu_sizes(request.vnfd_id), self._reader.nova_flavors())
+            self.vdu_sizes(sized_vnfd(request)), self._reader.nova_flavors())
         existing = _existing(request)
         cloud = self._reader.cloud(flavours, existing, hosts_of=_existing(
             request, cloud_zones.HOST_SCOPES))
@@ -62,6 +62,15 @@ class GrantDecider:
         if not decision.granted:
             raise exception.GrantRefused(reason=decision.refusal)
         return decision.grant.to_dict()
+
+
+def sized_vnfd(request: grant_request.GrantRequest) -> str:
+    """The VNFD whose VDUs the Grant's new resources instantiate: a
+    CHANGE_VNFPKG creates them from the destination package
+    (``dstVnfdId``), as Tacker's change_vnfpkg grant lists them."""
+    if request.operation == sol_enums.CHANGE_VNFPKG and request.dst_vnfd_id:
+        return request.dst_vnfd_id
+    return request.vnfd_id
 
 
 def _existing(request: grant_request.GrantRequest,

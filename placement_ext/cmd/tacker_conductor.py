@@ -8,6 +8,11 @@ file is edited. Replace ``tacker-conductor`` by this command in the
 service unit (or devstack's ``TACKER_CONDUCTOR`` setting). A Tacker
 release we have not checked the driver against is refused at start
 (supported: :data:`placement_ext.adapters.tacker.compat.SUPPORTED`).
+
+Our options are read, and our database brought to the current schema,
+before Tacker's conductor starts: what is wrong stops the start, with
+the option named. With ``[placement_ext] zone_reselection = false``
+nothing else of ours is read and Tacker's conductor runs unchanged.
 """
 
 import importlib
@@ -45,8 +50,18 @@ def main() -> int:
     sys.stderr.write(f'{PROG}: starting Tacker {tacker_version()} '
                      f'(pid {os.getpid()})\n')
 
+    from placement_ext import exception
     from placement_ext.adapters.tacker import driver
-    driver.install()
+    try:
+        runtimes = driver.start(sys.argv[1:])
+    except exception.InvalidInput as exc:
+        sys.stderr.write(f'{PROG}: {exc}\n')
+        return 2
+    if runtimes is None:
+        sys.stderr.write(f'{PROG}: [placement_ext] zone_reselection is '
+                         f'false: Tacker\'s conductor runs unchanged\n')
+    else:
+        driver.install(runtimes)
     conductor.main()
     return 0
 

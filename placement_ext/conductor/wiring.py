@@ -62,7 +62,8 @@ class Drivers:
 
 
 def build_drivers(conf: object, session: object = None,
-                  region_name: str | None = None) -> Drivers:
+                  region_name: str | None = None,
+                  heat_session: object = None) -> Drivers:
     """Drivers built from ``[heat]``, ``[nova]``, ``[placement]`` and,
     when ``[v2_vnfm] placement_regrant_before_move``, ``[nfvo]``.
 
@@ -70,13 +71,17 @@ def build_drivers(conf: object, session: object = None,
         credentials (a VIM's, in Tacker's conductor, where Tacker grants
         and no ``[nfvo]`` is used); ``region_name`` then overrides the
         groups' region when set.
+    :param heat_session: Heat's, when not ``session`` (Tacker reaches
+        Heat with TLS settings of its own).
     """
     def parts(group: str) -> tuple[object, dict]:
         kwargs = keystone.adapter_kwargs(conf, group)
         if session is None:
             return keystone.load_session(conf, group), kwargs
-        return session, {**kwargs,
-                         'region_name': region_name or kwargs['region_name']}
+        chosen = heat_session if group == 'heat' and heat_session \
+            else session
+        return chosen, {**kwargs,
+                        'region_name': region_name or kwargs['region_name']}
 
     def client(group: str, driver: type) -> object:
         found_session, kwargs = parts(group)

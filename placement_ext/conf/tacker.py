@@ -21,7 +21,9 @@ _opts = [
 Whether placement-ext-tacker-conductor replaces Tacker's availability zone
 reselection with ours (``[v2_vnfm]`` options, attempts recorded in
 ``database_connection``). False keeps Tacker's own reselection, for
-comparison or to switch ours off without changing the service unit.
+comparison or to switch ours off without changing the service unit: this
+option alone is then read at start, and Tacker's conductor runs unchanged
+(no other option of ours checked, no database of ours used).
 """),
     cfg.StrOpt(
         'database_connection',

@@ -7,6 +7,8 @@ really produce (Tacker's availability zone reselection specification,
 section 4).
 """
 
+import os
+
 from oslo_config import cfg
 
 from placement_ext import exception
@@ -170,14 +172,87 @@ then read from the latest failed stack event instead of
 """),
 ]
 
+# Tacker's TLS and authentication options for its Heat and Nova clients
+# (tacker/sol_refactored/common/config.py), with Tacker's names, defaults
+# and meaning: our zone reselection inside tacker-conductor reaches the
+# VIM as Tacker's own clients do.
+_tls_opts = [
+    cfg.BoolOpt(
+        'heat_verify_cert',
+        default=False,
+        help="""
+Verify the TLS certificates of the VIM's Keystone and Heat (Tacker's
+option, Tacker's default: not verified). Read by Tacker's Heat client and
+by our zone reselection in placement-ext-tacker-conductor, which reaches
+Heat (and the Keystone its token comes from) with the same setting. The
+VIM's ``interfaceInfo.skipCertificateVerification`` is not read, by
+Tacker nor by us: Tacker sets it true on every registered VIM.
+"""),
+    cfg.StrOpt(
+        'heat_ca_cert_file',
+        default='',
+        help="""
+CA certificate file (PEM) that signs the certificates of the VIM's
+Keystone and Heat, used when ``heat_verify_cert`` is true (empty: the
+system's CAs). A file that does not exist is refused at start-up.
+"""),
+    cfg.BoolOpt(
+        'nova_verify_cert',
+        default=False,
+        help="""
+Verify the TLS certificates of the VIM's Keystone and Nova (Tacker's
+option, Tacker's default: not verified). Tacker's Nova client lists the
+zones for its reselection with it; ours reaches Nova and Placement (and
+the Keystone its token comes from) with the same setting.
+"""),
+    cfg.StrOpt(
+        'nova_ca_cert_file',
+        default='',
+        help="""
+CA certificate file (PEM) that signs the certificates of the VIM's
+Keystone, Nova and Placement, used when ``nova_verify_cert`` is true
+(empty: the system's CAs). A file that does not exist is refused at
+start-up.
+"""),
+    cfg.BoolOpt(
+        'use_oauth2_mtls_for_heat',
+        default=False,
+        help="""
+Reach Heat with an OAuth 2.0 access token got by mutual TLS, as Tacker
+does: the token from the VIM's ``interfaceInfo.tokenEndpoint`` (client
+``accessInfo.username``, client certificate
+``heat_mtls_client_cert_file``), Heat at ``interfaceInfo.heatEndpoint``.
+``heat_verify_cert`` and ``heat_ca_cert_file`` are then not read: the
+server certificates are always verified, against
+``heat_mtls_ca_cert_file`` when set. Nova and Placement are still reached
+with the VIM's password (``nova_*``), as Tacker's Nova client is.
+"""),
+    cfg.StrOpt(
+        'heat_mtls_ca_cert_file',
+        default='',
+        help="""
+CA certificate file (PEM) of the token endpoint and Heat when
+``use_oauth2_mtls_for_heat`` is true (empty: the system's CAs).
+"""),
+    cfg.StrOpt(
+        'heat_mtls_client_cert_file',
+        default='',
+        help="""
+Client certificate file (PEM, with its private key) presented to the
+token endpoint and Heat when ``use_oauth2_mtls_for_heat`` is true.
+"""),
+]
+
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(GROUP)
-    conf.register_opts(_opts, group=GROUP)
+    conf.register_opts(_opts + _tls_opts, group=GROUP)
 
 
 def check(conf: cfg.ConfigOpts) -> None:
-    """Asking the NFVO again needs to know where it is."""
+    """Asking the NFVO again needs to know where it is; a certificate
+    file named must exist (else every TLS request would fail)."""
+    _check_files(conf.v2_vnfm)
     if conf.v2_vnfm.placement_regrant_before_move and \
             not conf.nfvo.endpoint_override:
         raise exception.InvalidInput(
@@ -187,4 +262,17 @@ def check(conf: cfg.ConfigOpts) -> None:
 
 
 def list_opts() -> dict:
-    return {GROUP: _opts}
+    return {GROUP: _opts + _tls_opts}
+
+
+def _check_files(group: object) -> None:
+    named = {'heat_ca_cert_file': group.heat_verify_cert,
+             'nova_ca_cert_file': group.nova_verify_cert,
+             'heat_mtls_ca_cert_file': group.use_oauth2_mtls_for_heat,
+             'heat_mtls_client_cert_file': group.use_oauth2_mtls_for_heat}
+    for name, used in named.items():
+        path = getattr(group, name)
+        if used and path and not os.path.isfile(path):
+            raise exception.InvalidInput(
+                field=f'[v2_vnfm] {name}',
+                reason=f'{path} is not a file')

@@ -29,6 +29,7 @@ import socket
 import threading
 from collections.abc import Callable
 
+from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 from oslo_log import log as logging
 from tacker import context as tacker_context
@@ -39,14 +40,13 @@ from tacker.sol_refactored.conductor import conductor_v2
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import background
-from placement_ext import conf as pe_conf
 from placement_ext import exception
 from placement_ext.adapters.tacker import request as tacker_request
+from placement_ext.adapters.tacker import startup
 from placement_ext.adapters.tacker import vim as tacker_vim
 from placement_ext.conductor import host_lcm
 from placement_ext.conductor import ownership
 from placement_ext.conductor import wiring
-from placement_ext.conf import paths
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.drivers import heat as heat_driver
@@ -55,7 +55,9 @@ from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 TACKER_CONF = cfg.CONF
-SQLITE_FILE = 'placement_ext.sqlite'
+TLS_OPTIONS = ('placement-ext reaches the VIM as Tacker does: Heat with '
+               '[v2_vnfm] heat_verify_cert and heat_ca_cert_file, Nova and '
+               'Placement with nova_verify_cert and nova_ca_cert_file')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,35 +78,49 @@ class Runtime:
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
         self.database = db_api.Database(conf)
-        # the VIMs' sessions, with their tokens
-        self.sessions = tacker_vim.Sessions()
+        # the VIMs' sessions, with their tokens, reaching the VIM as
+        # Tacker's Heat and Nova clients do
+        self.sessions = tacker_vim.Sessions(tacker_vim.Tls.from_conf(conf))
         migration.upgrade(conf, database=self.database)
 
     @classmethod
-    def from_config_files(cls, files: list[str]) -> 'Runtime':
-        """Our options read from tacker-conductor's own config files;
-        ``[database]`` replaced by ``[placement_ext] database_connection``
-        (Tacker's database is Tacker's)."""
-        args = [arg for name in files for arg in ('--config-file', name)]
-        conf = pe_conf.new_conf(args)
-        url = conf.placement_ext.database_connection or \
-            'sqlite:///' + paths.state_path(conf, SQLITE_FILE)
-        conf.set_override('connection', url, group='database')
-        return cls(conf)
+    def from_args(cls, args: list[str]) -> 'Runtime':
+        """Our options from tacker-conductor's ``--config-file`` and
+        ``--config-dir`` (:func:`~placement_ext.adapters.tacker.startup.
+        load_conf`), our database brought to the current schema.
+
+        :raises InvalidInput: a bad option, or a database that cannot
+            be used (named ``[placement_ext] database_connection``).
+        """
+        conf = startup.load_conf(args)
+        try:
+            return cls(conf)
+        except Exception as exc:
+            # the URL is a secret: the driver's text says enough
+            raise exception.InvalidInput(
+                field='[placement_ext] database_connection',
+                reason=f'{type(exc).__name__}: {exc}') from exc
+
+
+def _running_args() -> list[str]:
+    """The files and directories Tacker's conductor read."""
+    return [*(arg for name in TACKER_CONF.config_file
+              for arg in ('--config-file', name)),
+            *(arg for name in TACKER_CONF.config_dir or ()
+              for arg in ('--config-dir', name))]
 
 
 class Runtimes:
-    """The process's :class:`Runtime`, built on first use (after the fork
-    of Tacker's workers, so no connection crosses it); :func:`install`
-    hands it to the classes Tacker builds.
+    """The process's :class:`Runtime`, built on first use (by
+    :func:`start` when tacker-conductor starts); :func:`install` hands it
+    to the classes Tacker builds.
 
-    :param build: makes the Runtime (default: from tacker-conductor's
-        own config files).
+    :param build: makes the Runtime (default: from the files and
+        directories Tacker's conductor read).
     """
 
     def __init__(self, build: Callable[[], Runtime] | None = None) -> None:
-        self._build = build or (lambda: Runtime.from_config_files(
-            list(TACKER_CONF.config_file)))
+        self._build = build or (lambda: Runtime.from_args(_running_args()))
         self._lock = threading.Lock()
         self._runtime: Runtime | None = None
 
@@ -119,10 +135,12 @@ def runner_for(rt: Runtime, vim_info: object) -> tuple:
     """(runner, Heat driver, Nova driver) on the VIM's services: the
     conductor's :func:`~placement_ext.conductor.wiring.build_runner`
     with the VIM's session and region."""
+    session, heat_session = (
+        rt.sessions.get(vim_info.interfaceInfo, vim_info.accessInfo,
+                        rt.conf.heat.timeout, service)
+        for service in (tacker_vim.NOVA, tacker_vim.HEAT))
     drivers = wiring.build_drivers(
-        rt.conf, session=rt.sessions.get(
-            vim_info.interfaceInfo, vim_info.accessInfo,
-            rt.conf.heat.timeout),
+        rt.conf, session=session, heat_session=heat_session,
         region_name=vim_info.accessInfo.get('region'))
     runner = wiring.build_runner(rt.conf, rt.database, drivers)
     return runner, drivers.heat, drivers.nova
@@ -139,9 +157,8 @@ def _warm_up(inst: object, runtimes: Runtimes) -> None:
             vims = inst.vimConnectionInfo \
                 if inst.obj_attr_is_set('vimConnectionInfo') else {}
             for vim_info in list((vims or {}).values())[:1]:
-                rt.sessions.get(
-                    vim_info.interfaceInfo, vim_info.accessInfo,
-                    rt.conf.heat.timeout).get_token()
+                for session in _password_sessions(rt, vim_info):
+                    session.get_token()
         except Exception:
             # best effort: the failure path builds them again and says
             # what is wrong
@@ -149,6 +166,20 @@ def _warm_up(inst: object, runtimes: Runtimes) -> None:
 
     threading.Thread(target=warm, name='placement-ext-warm-up',
                      daemon=True).start()
+
+
+def _password_sessions(rt: Runtime, vim_info: object) -> list:
+    """The VIM's sessions that keep a Keystone token (one when Heat and
+    Nova are reached alike; an OAuth 2.0 mTLS one gets a token per
+    request, as Tacker's)."""
+    services = [tacker_vim.NOVA] if rt.sessions.tls.heat_mtls else \
+        [tacker_vim.NOVA, tacker_vim.HEAT]
+    found = {}
+    for service in services:
+        session = rt.sessions.get(vim_info.interfaceInfo, vim_info.accessInfo,
+                                  rt.conf.heat.timeout, service)
+        found[id(session)] = session
+    return list(found.values())
 
 
 def _ownership(rt: Runtime) -> ownership.Ownership:
@@ -204,6 +235,20 @@ def _not_found(stack_name: str, vim_info: object,
     return sol_ex.StackOperationFailed(
         sol_detail=f'{getattr(error_ex, "detail", error_ex)} ({why})',
         sol_title='Stack operation failed')
+
+
+def _no_reselection(error_ex: Exception,
+                    why: exception.PlacementExtError
+                    ) -> sol_ex.SolException:
+    """Tacker's failure, with why ours could not reselect; a TLS failure
+    names the options that decide how the VIM is reached."""
+    detail = f'{getattr(error_ex, "detail", error_ex)} (no zone ' \
+        f'reselection: {why})'
+    if isinstance(why.__context__, ks_exc.SSLError):
+        detail += ' (' + TLS_OPTIONS + ')'
+    LOG.error('%s', detail)
+    return sol_ex.StackOperationFailed(sol_detail=detail,
+                                       sol_title='Stack operation failed')
 
 
 def _grant_zones(grant: object) -> list[str]:
@@ -298,6 +343,34 @@ class Openstack(openstack.Openstack):
                        inst.instantiatedVnfInfo.flavourId)
         return super().heal(req, inst, grant_req, grant, vnfd)
 
+    def _operation(self, rt: Runtime, call: _Call, fields: dict,
+                   inst: object, stack_id: str | None, error_ex: Exception,
+                   vim_info: object, vdu_ids: set) -> tuple:
+        """(runner, failed stack, our new operation); the operation is
+        None when no VNFC can move.
+
+        :raises StackOperationFailed: the stack is out of our sight.
+        :raises InvalidInput, ServiceUnavailable, ServiceError: no
+            operation could be made of the failure.
+        """
+        runner, heat, nova = runner_for(rt, vim_info)
+        stack_name = f'vnf-{inst.id}'
+        stack = heat.find_stack(_stack_ref(stack_name, inst, stack_id))
+        if stack is None:
+            raise _not_found(stack_name, vim_info, error_ex)
+        request = tacker_request.operation_request(
+            operation=call.operation, vnf_instance_id=inst.id,
+            stack_name=stack_name, fields=fields, targets=sorted(vdu_ids),
+            rules=call.rules, known_flavors=nova.flavors(),
+            grant_zones=_grant_zones(call.grant),
+            best_effort=rt.conf.v2_vnfm.placement_fallback_best_effort,
+            lcm_op_occ_id=call.lcm_op_occ_id)
+        if not request['targets']:
+            return runner, stack, None
+        # Tacker grants (no [nfvo] here), and the stack was found above
+        return runner, stack, wiring.create_operation(
+            rt.database, request, needs_grant_request=False)
+
     def _update_stack_retry(
             self, heat_client: object, fields: dict, inst: object,
             stack_id: str | None, error_ex: Exception, vim_info: object,
@@ -313,29 +386,16 @@ class Openstack(openstack.Openstack):
             raise error_ex
         call = self._call or _Call('INSTANTIATE', None, {
             'ANTI_AFFINITY': anti_rules})
-        runner, heat, nova = runner_for(rt, vim_info)
-        stack_name = f'vnf-{inst.id}'
-        stack = heat.find_stack(_stack_ref(stack_name, inst, stack_id))
-        if stack is None:
-            raise _not_found(stack_name, vim_info, error_ex)
-        request = tacker_request.operation_request(
-            operation=call.operation, vnf_instance_id=inst.id,
-            stack_name=stack_name, fields=fields, targets=sorted(vdu_ids),
-            rules=call.rules, known_flavors=nova.flavors(),
-            grant_zones=_grant_zones(call.grant),
-            best_effort=rt.conf.v2_vnfm.placement_fallback_best_effort,
-            lcm_op_occ_id=call.lcm_op_occ_id)
-        if not request['targets']:
-            raise error_ex
         try:
-            # Tacker grants (no [nfvo] here), and the stack was found above
-            op = wiring.create_operation(rt.database, request,
-                                         needs_grant_request=False)
-        except exception.InvalidInput as exc:
-            raise sol_ex.StackOperationFailed(
-                sol_detail=f'{error_ex.detail} (no zone reselection: '
-                           f'{exc})',
-                sol_title='Stack operation failed') from exc
+            runner, stack, op = self._operation(
+                rt, call, fields, inst, stack_id, error_ex, vim_info,
+                vdu_ids)
+        except (exception.InvalidInput, exception.ServiceUnavailable,
+                exception.ServiceError) as exc:
+            raise _no_reselection(error_ex, exc) from exc
+        if op is None:
+            raise error_ex
+        stack_name = f'vnf-{inst.id}'
         LOG.info('Tacker stack %(stack)s failed; zone reselection is '
                  'placement-ext operation %(op)s', {'stack': stack_name,
                                                     'op': op.id})
@@ -402,6 +462,21 @@ class ConductorV2(conductor_v2.ConductorV2):
         self.lcm_sync.start()
 
 
+def start(argv: list[str]) -> Runtimes | None:
+    """Our part of tacker-conductor's start, from its arguments: None
+    when ``[placement_ext] zone_reselection`` is false (nothing else of
+    ours read, no database: Tacker's conductor runs as it is), else our
+    Runtime built now, so a bad option or database stops the start.
+
+    :raises InvalidInput: what is wrong, the option named.
+    """
+    args = startup.tacker_args(argv)
+    if not startup.reselection_enabled(args):
+        return None
+    runtime = Runtime.from_args(args)
+    return Runtimes(build=lambda: runtime)
+
+
 def install(runtimes: Runtimes | None = None) -> None:
     """Make Tacker's v2 conductor build our driver: it looks the class up
     in the module each time (``openstack.Openstack()``); and Tacker's
@@ -419,4 +494,4 @@ def install(runtimes: Runtimes | None = None) -> None:
 
 
 __all__ = ['ConductorV2', 'Openstack', 'Runtime', 'Runtimes', 'install',
-           'sync_with_tacker']
+           'start', 'sync_with_tacker']

@@ -255,7 +255,9 @@ def nova_for(conf: cfg.ConfigOpts, inst: Mapping,
     kwargs = {'region_name': access['region']} if access.get('region') \
         else {}
     return nova_driver.NovaDriver(
-        tacker_vim.vim_session(vim.get('interfaceInfo') or {}, access),
+        tacker_vim.vim_session(
+            vim.get('interfaceInfo') or {}, access,
+            verify=tacker_vim.Tls.from_conf(conf).verify(tacker_vim.NOVA)),
         adapter_kwargs=kwargs)
 
 
