@@ -1,0 +1,209 @@
+"""Network partitions on the HA topology: nodes alive but cut off.
+
+Each Galera and RabbitMQ node runs in its own network namespace
+(``minicloud.netns``); a cut drops, silently, every packet a node sends
+to the nodes on the other side (both sides: a symmetric partition; one
+side: an asymmetric one). HAProxy, our services and the test stay
+reachable from every node, as a controller's local services are.
+
+* A Galera node cut from the other two while leases are created through
+  both controllers' addresses (the cut node is controller 2's own): the
+  node leaves the primary component and refuses writes (asserted straight
+  on it); the writes through it fail and are retried until the heal;
+  after the heal it rejoins, and nothing committed is lost.
+* The same with one side only cut (the node's packets to the others
+  dropped, theirs to it delivered).
+* The RabbitMQ node that holds the managers' queue leader cut from the
+  other two (``cluster_partition_handling = pause_minority``): it pauses,
+  the majority elects another leader, clients reconnect to it; after the
+  heal the paused node rejoins by itself.
+
+Each asserts what the kill cases do: no host holds more slots than it
+has, every request ends created, refused with its reason or (a call
+whose reply was lost) a timeout after which its lease exists once or not
+at all, within the stated bound after the heal; the leases start;
+Placement holds exactly our slots (``lease reconcile`` finds nothing).
+The measures (time to leave the primary component, to recover after the
+heal, retries) are recorded in the test's details and in
+``benchmarks/results/ha-partitions.json`` when
+``PLACEMENT_EXT_HA_RESULTS`` names that file (``benchmarks/
+bench_partitions.py``).
+"""
+
+import json
+import os
+import pathlib
+import time
+
+import testtools.content
+
+from placement_ext.objects import lease as lease_obj
+from placement_ext.tests.functional.ha import fixture as ha_fixture
+from placement_ext.tests.functional.ha import test_galera_leases as galera
+from placement_ext.tests.functional.ha import test_services as services
+
+# a cut node leaves the primary component within this (evs.suspect_timeout
+# 5 s, evs.inactive_timeout 10 s, on a loaded machine)
+DETECT_BOUND = 60
+# a cut lasts until the majority served a few more requests (or this
+# long), short of what a request's retries bear (db_max_retries 20, up
+# to 2 s apart)
+HOLD_BOUND = 20
+# every request ends, and the cut node is back in sync, within this
+# after the heal
+RECOVER_BOUND = 120
+RESULTS_ENV = 'PLACEMENT_EXT_HA_RESULTS'
+
+
+def record(test, case: str, **measures: object) -> None:
+    """Add ``measures`` to the test's details and, when asked, to the
+    results file (one JSON object per case)."""
+    test.addDetail(case, testtools.content.json_content(measures))
+    path = os.environ.get(RESULTS_ENV)
+    if not path:
+        return
+    results = pathlib.Path(path)
+    rows = json.loads(results.read_text()) if results.exists() else {}
+    rows[case] = measures
+    results.write_text(json.dumps(rows, indent=2, sort_keys=True) + '\n')
+
+
+class TestGaleraPartition(galera.GaleraTestCase):
+
+    def setUp(self):
+        super().setUp()
+        ha_fixture.links(self)
+
+    def _minority_refuses_writes(self, node: int) -> None:
+        result = ha_fixture.ha.galera_sql(
+            ha_fixture.settings(), node,
+            'CREATE DATABASE IF NOT EXISTS pe_partition_probe')
+        self.assertNotEqual(0, result.returncode, 'the minority wrote')
+        self.assertIn('WSREP', result.stderr)
+
+    def _cut_during_creates(self, case: str, symmetric: bool) -> None:
+        # each manager writes through its controller's address; HAProxy's
+        # TCP check keeps sending controller 2 to its cut node, whose
+        # refusals (1047) oslo.db retries until the heal
+        managers = self.managers(self.ha['controller_db_urls'],
+                                 reconnect=True)
+        measures = {}
+
+        def cut_when_some_done(outcomes):
+            ha_fixture.polling.until(lambda: len(outcomes) >= 4 or None,
+                                     timeout=galera.BOUND, interval=0.05)
+            ha_fixture.partition(self, ['galera1'], ['galera0', 'galera2'],
+                                 symmetric=symmetric)
+            measures['seconds_to_leave_primary'] = round(
+                ha_fixture.wait_galera(
+                    1, DETECT_BOUND, wsrep_cluster_status='non-Primary'), 1)
+            self._minority_refuses_writes(1)
+            # the majority keeps serving meanwhile
+            ha_fixture.wait_galera(0, DETECT_BOUND, wsrep_ready='ON',
+                                   wsrep_cluster_size='2')
+            before = len(outcomes)
+            ha_fixture.polling.until(
+                lambda: len(outcomes) >= before + 2 or None,
+                timeout=HOLD_BOUND, interval=0.2)
+            measures['answered_during_cut'] = len(outcomes) - before
+            measures['healed_at'] = ha_fixture.heal()
+            measures['seconds_to_resync'] = round(ha_fixture.wait_galera(
+                1, RECOVER_BOUND, wsrep_local_state_comment='Synced',
+                wsrep_cluster_size='3'), 1)
+
+        start = time.monotonic()
+        outcomes = self.create_concurrently(managers, 10,
+                                            during=cut_when_some_done)
+        ended = time.monotonic()
+        other = self.refusals(outcomes)
+        leases = {le.name for le in lease_obj.list_leases(self.db)}
+        for name, error in other.items():
+            # a commit whose answer the cut lost may have happened
+            self.assertIn('already has a lease named', error, name)
+            self.assertIn(name, leases)
+        created = [n for n, o in outcomes.items() if o == 'created'] + list(
+            other)
+        self.assertEqual(min(galera.CAPACITY, 20), len(created))
+        found = self.assert_no_overbooking(created)
+        self.assertLessEqual(ended - measures['healed_at'], RECOVER_BOUND)
+        retries = self.db_log.output.count('transaction failed')
+        self.assert_placement_matches(managers, found)
+        # nothing the cut node had committed is missing on it now
+        on_cut = self.galera.on(self.ha['galera_urls'][1])
+        self.assertEqual(sorted(created), sorted(
+            le.name for le in lease_obj.list_leases(on_cut)))
+        record(self, case, requests=len(outcomes), created=len(created),
+               answer_lost=len(other), overbooked=0, lost=0,
+               db_retries_logged=retries,
+               answered_during_cut=measures['answered_during_cut'],
+               seconds_to_leave_primary=measures[
+                   'seconds_to_leave_primary'],
+               seconds_to_resync=measures['seconds_to_resync'],
+               seconds_heal_to_last_answer=round(
+                   max(0.0, ended - measures['healed_at']), 1),
+               seconds_total=round(ended - start, 1))
+
+    def test_galera_node_partitioned_during_creates(self):
+        self._cut_during_creates('galera_node_partitioned', symmetric=True)
+
+    def test_galera_node_cut_one_way_during_creates(self):
+        # galera1's packets to the others are lost, theirs reach it
+        self._cut_during_creates('galera_node_cut_one_way', symmetric=False)
+
+
+class TestRabbitPartition(services.ServicesTestCase):
+
+    def test_queue_leader_node_partitioned(self):
+        ha_fixture.links(self)
+        leader = ha_fixture.queue_leader(self.s, 'placement_ext_manager')
+        others = [n for n in range(ha_fixture.ha.NODES) if n != leader]
+        observer = others[0]
+        measures = {}
+
+        def cut():
+            ha_fixture.partition(self, [f'rabbit{leader}'],
+                                 [f'rabbit{n}' for n in others])
+            # pause_minority: the majority sees it go (net_ticktime)
+            measures['seconds_to_pause'] = round(
+                ha_fixture.wait_rabbit_running(2, services.BOUND,
+                                               node=observer), 1)
+            # the majority elects another leader for the managers' queue
+            measures['new_leader'] = ha_fixture.polling.until(
+                lambda: _other_leader(self.s, leader, observer),
+                timeout=services.BOUND, interval=1)
+            measures['healed_at'] = ha_fixture.heal()
+            measures['seconds_to_rejoin'] = round(
+                ha_fixture.wait_rabbit_running(3, services.BOUND,
+                                               node=observer), 1)
+
+        start = time.monotonic()
+        outcomes = self.create_during(self.slots + 4, cut)
+        ended = time.monotonic()
+        self.assertIn('healed_at', measures, 'the cut never ran')
+        self.assertLessEqual(ended - measures['healed_at'],
+                             services.BOUND)
+        self.assert_converged(outcomes)
+        self.assertIsNotNone(measures['new_leader'],
+                             'the queue kept its leader on the paused node')
+        record(self, 'rabbit_leader_partitioned',
+               requests=len(outcomes),
+               created=sum(o == 'created' for o in outcomes.values()),
+               answer_lost=sum(o.startswith('lost')
+                               for o in outcomes.values()),
+               overbooked=0, lost=0,
+               seconds_to_pause=measures['seconds_to_pause'],
+               seconds_to_rejoin=measures['seconds_to_rejoin'],
+               seconds_heal_to_last_answer=round(
+                   max(0.0, ended - measures['healed_at']), 1),
+               seconds_total=round(ended - start, 1))
+
+
+def _other_leader(s, leader: int, observer: int) -> int | None:
+    """The managers' queue leader as ``observer`` sees it, if not
+    ``leader``."""
+    try:
+        now = ha_fixture.queue_leader(s, 'placement_ext_manager',
+                                      node=observer)
+    except (AssertionError, ValueError):
+        return None                   # no leader for a moment
+    return now if now != leader else None
