@@ -214,7 +214,11 @@ def _galera_up(s: mc_settings.Settings) -> None:
     links = netns.load(s)
     # clients in the machine's namespace come from the bridge's address
     sql = []
-    for client in ['127.0.0.1'] + ([links.gateway] if links else []):
+    clients = ['127.0.0.1']
+    if links:
+        clients += [links.gateway] + [links.controller_address(c)
+                                      for c in range(1, CONTROLLERS + 1)]
+    for client in clients:
         user = f"'{configs.DB_USER}'@'{client}'"
         sql += [f"CREATE USER IF NOT EXISTS {user} IDENTIFIED BY "
                 f"'{configs.DB_PASSWORD}'", f'GRANT ALL ON *.* TO {user}']
@@ -249,6 +253,7 @@ def controller_db_url(s: mc_settings.Settings, controller: int,
 
 def _haproxy_config(s: mc_settings.Settings) -> str:
     p = ports(s)
+    links = netns.load(s)
     lines = ['global', '    maxconn 4000', '',
              'defaults', '    mode tcp', '    timeout connect 2s',
              '    timeout client 1h', '    timeout server 1h', '']
@@ -258,13 +263,17 @@ def _haproxy_config(s: mc_settings.Settings) -> str:
         lines += [f'listen galera-controller{controller}',
                   f'    bind 127.0.0.1:{p[f"db_vip{controller}"]}',
                   '    option tcpka']
+        # each controller reaches the nodes from its own address, so
+        # that a test can cut one controller's link to them
+        source = (f' source {links.controller_address(controller)}'
+                  if links else '')
         for rank, node in enumerate(order):
             backup = ' backup' if rank else ''
             lines.append(
                 f'    server galera{node} '
                 f'{netns.host(s, f"galera{node}")}:{p[f"galera{node}"]} '
                 f'check inter 1s fall 2 rise 2 '
-                f'on-marked-down shutdown-sessions{backup}')
+                f'on-marked-down shutdown-sessions{backup}{source}')
         lines.append('')
     return '\n'.join(lines)
 

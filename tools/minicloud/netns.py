@@ -35,6 +35,7 @@ ENV = mc_settings.PREFIX + 'HA_NETNS'
 PREFIX = '10.213'
 # locally administered, never a real interface's: frames to it are lost
 NOWHERE_MAC = '02:00:00:00:de:ad'
+CONTROLLERS = (1, 2)              # ha.CONTROLLERS's numbers
 MEMBERS = tuple(f'{kind}{i}' for kind in ('galera', 'rabbit')
                 for i in range(3))
 RECORD = ('ha', 'links.json')
@@ -64,6 +65,11 @@ class Links:
         """The machine's side of the bridge (where the nodes see
         HAProxy, our services and the tests come from)."""
         return f'{PREFIX}.{self.tag}.1'
+
+    def controller_address(self, controller: int) -> str:
+        """Controller ``controller``'s own address on the bridge: its
+        HAProxy reaches the Galera nodes from it (:func:`cut_controller`)."""
+        return f'{PREFIX}.{self.tag}.{1 + controller}'
 
     def netns(self, member: str) -> str:
         return f'pe{self.tag}-{member}'
@@ -126,6 +132,9 @@ def up(s: mc_settings.Settings) -> Links:
     down_links(links)                 # what a crashed run left
     _ip('link', 'add', links.bridge, 'type', 'bridge')
     _ip('addr', 'add', f'{links.gateway}/24', 'dev', links.bridge)
+    for controller in CONTROLLERS:
+        _ip('addr', 'add', f'{links.controller_address(controller)}/24',
+            'dev', links.bridge)
     _ip('link', 'set', links.bridge, 'up')
     for member in links.members:
         ns, veth = links.netns(member), links.veth(member)
@@ -174,12 +183,26 @@ def cut(links: Links, member: str, peers: list[str]) -> None:
             'dev', 'eth0')
 
 
+def cut_controller(links: Links, controller: int,
+                   members: list[str]) -> None:
+    """Drop what ``members`` send to controller ``controller``'s address:
+    its HAProxy's connections to them (and checks) get no answer, as if
+    its link to them were down; the other controller's are untouched."""
+    for member in members:
+        _ip('-n', links.netns(member), 'neigh', 'replace',
+            links.controller_address(controller), 'lladdr', NOWHERE_MAC,
+            'nud', 'permanent', 'dev', 'eth0')
+
+
 def heal(links: Links, member: str | None = None) -> None:
-    """Undo :func:`cut` for ``member`` (every member if None)."""
+    """Undo :func:`cut` and :func:`cut_controller` for ``member`` (every
+    member if None)."""
+    addresses = [links.address(m) for m in links.members] + [
+        links.controller_address(c) for c in CONTROLLERS]
     for each in [member] if member else links.members:
-        for peer in links.members:
-            _ip('-n', links.netns(each), 'neigh', 'del',
-                links.address(peer), 'dev', 'eth0', check=False)
+        for address in addresses:
+            _ip('-n', links.netns(each), 'neigh', 'del', address,
+                'dev', 'eth0', check=False)
 
 
 def partition(links: Links, side: list[str], other: list[str]) -> None:

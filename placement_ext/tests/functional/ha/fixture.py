@@ -323,3 +323,29 @@ def wait_rabbit_running(count: int, timeout: float, node: int = 0) -> float:
         raise AssertionError(f'RabbitMQ node {node} does not see {count} '
                              f'running nodes after {timeout} s')
     return time.monotonic() - start
+
+
+def cut_controller_from_database(test: unittest.TestCase,
+                                 controller: int) -> None:
+    """Cut controller ``controller``'s HAProxy from every Galera node
+    (the nodes' answers to its address are lost); healed at cleanup if
+    the test did not heal it. RabbitMQ and the other controller keep
+    their links."""
+    found = links(test)
+    test.addCleanup(netns.heal, found)
+    netns.cut_controller(found, controller,
+                         [f'galera{i}' for i in range(ha.NODES)])
+
+
+def database_answers(url: str) -> bool:
+    """Whether a fresh connection to ``url`` runs a query (3 s bounds)."""
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool, connect_args={
+        'connect_timeout': 3, 'read_timeout': 3, 'write_timeout': 3})
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+        return True
+    except sa.exc.SQLAlchemyError:
+        return False
+    finally:
+        engine.dispose()

@@ -17,6 +17,12 @@ reachable from every node, as a controller's local services are.
   other two (``cluster_partition_handling = pause_minority``): it pauses,
   the majority elects another leader, clients reconnect to it; after the
   heal the paused node rejoins by itself.
+* Controller 2 cut from the database but not from RabbitMQ (every Galera
+  node's answers to its HAProxy's own address lost) for ``CUT_SECONDS``:
+  its manager keeps taking requests and retries their transactions until
+  the heal; controller 1's database address answers throughout. (The
+  reverse, a service cut from RabbitMQ but not from the database, is
+  ``test_services.TestConductorCutOff``: connections reset, not dropped.)
 
 Each asserts what the kill cases do: no host holds more slots than it
 has, every request ends created, refused with its reason or (a call
@@ -53,6 +59,9 @@ HOLD_BOUND = 20
 # after the heal
 RECOVER_BOUND = 120
 RESULTS_ENV = 'PLACEMENT_EXT_HA_RESULTS'
+# a controller cut from the database this long: within what its services'
+# retries bear (ha.DB_OPTIONS: 20 retries, up to 5 s apart)
+CUT_SECONDS = 30
 
 
 def record(test, case: str, **measures: object) -> None:
@@ -193,6 +202,59 @@ class TestRabbitPartition(services.ServicesTestCase):
                overbooked=0, lost=0,
                seconds_to_pause=measures['seconds_to_pause'],
                seconds_to_rejoin=measures['seconds_to_rejoin'],
+               seconds_heal_to_last_answer=round(
+                   max(0.0, ended - measures['healed_at']), 1),
+               seconds_total=round(ended - start, 1))
+
+
+class TestControllerCut(services.ServicesTestCase):
+
+    def test_controller_cut_from_the_database_not_from_rabbitmq(self):
+        # controller 2's manager keeps taking requests from the queue
+        # but cannot reach Galera: its transactions retry until the heal
+        ha_fixture.links(self)
+        urls = self.ha['controller_db_urls']
+        measures = {}
+
+        def cut():
+            start = time.monotonic()
+            ha_fixture.cut_controller_from_database(self, 2)
+            self.assertTrue(ha_fixture.polling.until(
+                lambda: not ha_fixture.database_answers(urls[1]) or None,
+                timeout=DETECT_BOUND, interval=0.5),
+                "controller 2 still reaches the database")
+            measures['seconds_to_cut'] = round(time.monotonic() - start, 1)
+            # the cut lasts CUT_SECONDS; controller 1's database answers
+            # throughout
+            until = time.monotonic() + CUT_SECONDS
+
+            def other_serves():
+                self.assertTrue(ha_fixture.database_answers(urls[0]))
+                return True if time.monotonic() >= until else None
+
+            ha_fixture.polling.until(other_serves, timeout=CUT_SECONDS + 30,
+                                     interval=1)
+            measures['healed_at'] = ha_fixture.heal()
+            self.assertTrue(ha_fixture.polling.until(
+                lambda: ha_fixture.database_answers(urls[1]) or None,
+                timeout=RECOVER_BOUND, interval=0.5),
+                "controller 2's database address did not come back")
+            measures['seconds_to_reconnect'] = round(
+                time.monotonic() - measures['healed_at'], 1)
+
+        start = time.monotonic()
+        outcomes = self.create_during(self.slots + 4, cut)
+        ended = time.monotonic()
+        self.assertLessEqual(ended - measures['healed_at'], RECOVER_BOUND)
+        self.assert_converged(outcomes)
+        record(self, 'controller_cut_from_database',
+               requests=len(outcomes),
+               created=sum(o == 'created' for o in outcomes.values()),
+               answer_lost=sum(o.startswith('lost')
+                               for o in outcomes.values()),
+               overbooked=0, lost=0,
+               seconds_to_cut=measures['seconds_to_cut'],
+               seconds_to_reconnect=measures['seconds_to_reconnect'],
                seconds_heal_to_last_answer=round(
                    max(0.0, ended - measures['healed_at']), 1),
                seconds_total=round(ended - start, 1))

@@ -47,7 +47,20 @@ class TestLinks(testtools.TestCase):
         self.assertEqual(4, len(cuts))
         with mock.patch.object(netns, '_ip') as ip:
             netns.heal(links)
-        self.assertEqual(len(links.members) ** 2, ip.call_count)
+        # every member forgets every cut it may hold (peers, controllers)
+        self.assertEqual(
+            len(links.members) * (len(links.members) + len(netns.CONTROLLERS)),
+            ip.call_count)
+
+    def test_a_controller_cut_is_on_the_nodes_side(self):
+        links = netns.Links(tag=7)
+        with mock.patch.object(netns, '_ip') as ip:
+            netns.cut_controller(links, 2, ['galera0'])
+        ip.assert_called_once_with(
+            '-n', 'pe7-galera0', 'neigh', 'replace', '10.213.7.3', 'lladdr',
+            netns.NOWHERE_MAC, 'nud', 'permanent', 'dev', 'eth0')
+        self.assertNotIn(links.controller_address(1),
+                         [links.address(m) for m in links.members])
 
     def test_wanted(self):
         with mock.patch.dict('os.environ', {netns.ENV: '0'}):
