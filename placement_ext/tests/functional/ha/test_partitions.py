@@ -14,26 +14,31 @@ reachable from every node, as a controller's local services are.
 * The same with one side only cut (the node's packets to the others
   dropped, theirs to it delivered).
 * The RabbitMQ node that holds the managers' queue leader cut from the
-  other two (``cluster_partition_handling = pause_minority``): it pauses,
-  the majority elects another leader, clients reconnect to it; after the
-  heal the paused node rejoins by itself.
+  other two, both ways and one way (``cluster_partition_handling =
+  pause_minority``): it pauses, the majority elects another leader,
+  clients reconnect to it; after the heal the paused node rejoins by
+  itself.
 * Controller 2 cut from the database but not from RabbitMQ (every Galera
   node's answers to its HAProxy's own address lost) for ``CUT_SECONDS``:
   its manager keeps taking requests and retries their transactions until
   the heal; controller 1's database address answers throughout. (The
   reverse, a service cut from RabbitMQ but not from the database, is
   ``test_services.TestConductorCutOff``: connections reset, not dropped.)
+* The conductor driving an operation cut from the database (not from
+  RabbitMQ) past ``operation_takeover_timeout``: the other adopts it, the
+  operation ends COMPLETED, its failed zone tried once, one owner at a
+  time.
 
 Each asserts what the kill cases do: no host holds more slots than it
 has, every request ends created, refused with its reason or (a call
 whose reply was lost) a timeout after which its lease exists once or not
 at all, within the stated bound after the heal; the leases start;
 Placement holds exactly our slots (``lease reconcile`` finds nothing).
-The measures (time to leave the primary component, to recover after the
-heal, retries) are recorded in the test's details and in
-``benchmarks/results/ha-partitions.json`` when
-``PLACEMENT_EXT_HA_RESULTS`` names that file (``benchmarks/
-bench_partitions.py``).
+The measures (time until the node is out, until it is back after the
+heal, retries) are recorded in the test's details and, when
+``PLACEMENT_EXT_HA_RESULTS`` names a file, in it
+(``benchmarks/bench_partitions.py`` adds them to
+``benchmarks/results/ha.*``).
 """
 
 import json
@@ -44,9 +49,11 @@ import time
 import testtools.content
 
 from placement_ext.objects import lease as lease_obj
+from placement_ext.objects import operation as op_obj
 from placement_ext.tests.functional.ha import fixture as ha_fixture
 from placement_ext.tests.functional.ha import test_galera_leases as galera
 from placement_ext.tests.functional.ha import test_services as services
+from placement_ext.vocabulary import states
 
 # a cut node leaves the primary component within this (evs.suspect_timeout
 # 5 s, evs.inactive_timeout 10 s, on a loaded machine)
@@ -75,6 +82,18 @@ def record(test, case: str, **measures: object) -> None:
     rows = json.loads(results.read_text()) if results.exists() else {}
     rows[case] = measures
     results.write_text(json.dumps(rows, indent=2, sort_keys=True) + '\n')
+
+
+def record_rpc(test, case: str, outcomes: dict, total: float,
+               after_heal: float, **measures: float) -> None:
+    """:func:`record` for a case whose requests went through RPC
+    (``test_services``' outcomes)."""
+    record(test, case, requests=len(outcomes),
+           created=sum(o == 'created' for o in outcomes.values()),
+           answer_lost=sum(o.startswith('lost') for o in outcomes.values()),
+           overbooked=0, lost=0, **measures,
+           seconds_heal_to_last_answer=round(max(0.0, after_heal), 1),
+           seconds_total=round(total, 1))
 
 
 class TestGaleraPartition(galera.GaleraTestCase):
@@ -124,14 +143,7 @@ class TestGaleraPartition(galera.GaleraTestCase):
         outcomes = self.create_concurrently(managers, 10,
                                             during=cut_when_some_done)
         ended = time.monotonic()
-        other = self.refusals(outcomes)
-        leases = {le.name for le in lease_obj.list_leases(self.db)}
-        for name, error in other.items():
-            # a commit whose answer the cut lost may have happened
-            self.assertIn('already has a lease named', error, name)
-            self.assertIn(name, leases)
-        created = [n for n, o in outcomes.items() if o == 'created'] + list(
-            other)
+        created = self.created_despite_faults(outcomes)
         self.assertEqual(min(galera.CAPACITY, 20), len(created))
         found = self.assert_no_overbooking(created)
         self.assertLessEqual(ended - measures['healed_at'], RECOVER_BOUND)
@@ -142,7 +154,9 @@ class TestGaleraPartition(galera.GaleraTestCase):
         self.assertEqual(sorted(created), sorted(
             le.name for le in lease_obj.list_leases(on_cut)))
         record(self, case, requests=len(outcomes), created=len(created),
-               answer_lost=len(other), overbooked=0, lost=0,
+               answer_lost=len(created) - sum(
+                   o == 'created' for o in outcomes.values()),
+               overbooked=0, lost=0,
                db_retries_logged=retries,
                answered_during_cut=measures['answered_during_cut'],
                seconds_to_leave_primary=measures[
@@ -163,6 +177,14 @@ class TestGaleraPartition(galera.GaleraTestCase):
 class TestRabbitPartition(services.ServicesTestCase):
 
     def test_queue_leader_node_partitioned(self):
+        self._cut_leader('rabbit_leader_partitioned', symmetric=True)
+
+    def test_queue_leader_node_cut_one_way(self):
+        # its packets to the others are lost, theirs reach it: its
+        # distribution links stall both ways all the same
+        self._cut_leader('rabbit_leader_cut_one_way', symmetric=False)
+
+    def _cut_leader(self, case: str, symmetric: bool) -> None:
         ha_fixture.links(self)
         leader = ha_fixture.queue_leader(self.s, 'placement_ext_manager')
         others = [n for n in range(ha_fixture.ha.NODES) if n != leader]
@@ -171,7 +193,8 @@ class TestRabbitPartition(services.ServicesTestCase):
 
         def cut():
             ha_fixture.partition(self, [f'rabbit{leader}'],
-                                 [f'rabbit{n}' for n in others])
+                                 [f'rabbit{n}' for n in others],
+                                 symmetric=symmetric)
             # pause_minority: the majority sees it go (net_ticktime)
             measures['seconds_to_pause'] = round(
                 ha_fixture.wait_rabbit_running(2, services.BOUND,
@@ -194,17 +217,10 @@ class TestRabbitPartition(services.ServicesTestCase):
         self.assert_converged(outcomes)
         self.assertIsNotNone(measures['new_leader'],
                              'the queue kept its leader on the paused node')
-        record(self, 'rabbit_leader_partitioned',
-               requests=len(outcomes),
-               created=sum(o == 'created' for o in outcomes.values()),
-               answer_lost=sum(o.startswith('lost')
-                               for o in outcomes.values()),
-               overbooked=0, lost=0,
-               seconds_to_pause=measures['seconds_to_pause'],
-               seconds_to_rejoin=measures['seconds_to_rejoin'],
-               seconds_heal_to_last_answer=round(
-                   max(0.0, ended - measures['healed_at']), 1),
-               seconds_total=round(ended - start, 1))
+        record_rpc(self, case, outcomes,
+                   ended - start, ended - measures['healed_at'],
+                   seconds_to_pause=measures['seconds_to_pause'],
+                   seconds_to_rejoin=measures['seconds_to_rejoin'])
 
 
 class TestControllerCut(services.ServicesTestCase):
@@ -247,17 +263,51 @@ class TestControllerCut(services.ServicesTestCase):
         ended = time.monotonic()
         self.assertLessEqual(ended - measures['healed_at'], RECOVER_BOUND)
         self.assert_converged(outcomes)
-        record(self, 'controller_cut_from_database',
-               requests=len(outcomes),
-               created=sum(o == 'created' for o in outcomes.values()),
-               answer_lost=sum(o.startswith('lost')
-                               for o in outcomes.values()),
-               overbooked=0, lost=0,
-               seconds_to_cut=measures['seconds_to_cut'],
-               seconds_to_reconnect=measures['seconds_to_reconnect'],
-               seconds_heal_to_last_answer=round(
-                   max(0.0, ended - measures['healed_at']), 1),
-               seconds_total=round(ended - start, 1))
+        record_rpc(self, 'controller_cut_from_database', outcomes,
+                   ended - start, ended - measures['healed_at'],
+                   seconds_to_cut=measures['seconds_to_cut'],
+                   seconds_to_reconnect=measures['seconds_to_reconnect'])
+
+
+class TestConductorCut(services.HAConductorTestCase):
+
+    def test_conductor_cut_from_the_database_mid_operation(self):
+        """The conductor driving an operation loses the database (not
+        RabbitMQ) for longer than ``operation_takeover_timeout`` (30 s):
+        its heartbeat goes stale, the other conductor adopts the
+        operation; after the heal the cut one must not act on it again.
+        The operation ends COMPLETED, AZ-1 tried once, one owner at a
+        time."""
+        ha_fixture.links(self)
+        self.cloud.fill_zone('AZ-1')
+        api, context = self.api()
+        op_id = api.start_operation(context, self.request(
+            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))['id']
+        owners = []
+        cut = self.wait(op_id, lambda op: op.owner is not None,
+                        owners).owner
+        start = time.monotonic()
+        ha_fixture.cut_controller_from_database(
+            self, int(cut[len('controller'):]))
+        # the test reads through node 2 directly: not cut
+        op = self.wait(op_id, lambda op: op.owner not in (None, cut)
+                       or op.state not in op_obj.RUNNABLE_STATES, owners)
+        adopted = round(time.monotonic() - start, 1)
+        healed_at = ha_fixture.heal()
+        op = self.wait(op_id, lambda op: op.state not in
+                       op_obj.RUNNABLE_STATES, owners)
+        ended = time.monotonic()
+        self.assertEqual(states.STATE_COMPLETED, op.state, op.error)
+        self.assertIsNone(op.owner)
+        self.assertEqual(['AZ-1'], op.failed_zones['VDU1-0'])
+        self.assertEqual(2, len(op.attempts))
+        self.assert_one_owner_at_a_time(owners, 2)
+        self.assertLessEqual(ended - healed_at, RECOVER_BOUND)
+        record(self, 'conductor_cut_from_database', operations=1,
+               ended=op.state, owners=len({o for o in owners if o}),
+               attempts=len(op.attempts), overbooked=0, lost=0,
+               seconds_to_adoption=adopted,
+               seconds_heal_to_end=round(max(0.0, ended - healed_at), 1))
 
 
 def _other_leader(s, leader: int, observer: int) -> int | None:
