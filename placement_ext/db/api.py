@@ -184,18 +184,49 @@ class Database:
             session.close()
 
 
+# what a Galera node out of the primary component (cut off from the
+# majority) answers: to a commit "1180, Error while appending streaming
+# replication fragment(provider status: Not connected to Primary
+# Component)", which oslo.db lets through as a bare OperationalError; to
+# a new connection's set-up (wsrep_sync_wait) "1047, WSREP has not yet
+# prepared node for application use", raised by the driver itself.
+# Nothing was committed there: both are a lost connection to the cluster
+LOST_PRIMARY = ('not connected to primary component',
+                'wsrep has not yet prepared node')
+
+
+def _as_lost_connection(exc: Exception) -> Exception:
+    """``exc`` as DBConnectionError when its node left the cluster."""
+    text = str(exc).lower()
+    if any(marker in text for marker in LOST_PRIMARY):
+        return db_exc.DBConnectionError(exc)
+    return exc
+
+
+def _warn_retry(fn: Callable, exc: db_exc.DBError) -> None:
+    LOG.warning('%(fn)s: transaction failed (%(kind)s: %(exc)s); '
+                'running it again if retries are left',
+                {'fn': fn.__qualname__, 'kind': type(exc).__name__,
+                 'exc': exc.inner_exception or exc})
+
+
 def _logged(fn: Callable[..., T]) -> Callable[..., T]:
-    """``fn``, warning about each failure that its retry redoes."""
+    """``fn``, warning about each failure that its retry redoes (a node
+    that left the Galera cluster's primary component included: see
+    :data:`LOST_PRIMARY`)."""
     @functools.wraps(fn)
     def run(*args: object, **kwargs: object) -> T:
         try:
             return fn(*args, **kwargs)
         except (db_exc.DBDeadlock, db_exc.DBConnectionError) as exc:
-            LOG.warning('%(fn)s: transaction failed (%(kind)s: %(exc)s); '
-                        'running it again if retries are left',
-                        {'fn': fn.__qualname__, 'kind': type(exc).__name__,
-                         'exc': exc.inner_exception or exc})
+            _warn_retry(fn, exc)
             raise
+        except Exception as exc:   # noqa: BLE001 - only LOST_PRIMARY
+            lost = _as_lost_connection(exc)
+            if lost is exc:
+                raise
+            _warn_retry(fn, lost)
+            raise lost from exc
     return run
 
 

@@ -42,6 +42,7 @@ from minicloud import addons
 from minicloud import backends
 from minicloud import configs
 from minicloud import lifecycle
+from minicloud import netns
 from minicloud import procs
 from minicloud import services
 from minicloud import settings as mc_settings
@@ -98,14 +99,23 @@ def _user() -> list[str]:
     return ['--user=mysql'] if os.geteuid() == 0 else []
 
 
+def _in_netns(s: mc_settings.Settings, member: str,
+              argv: list[str]) -> list[str]:
+    """``argv`` in ``member``'s namespace, if the nodes have them."""
+    links = netns.load(s)
+    return links.wrap(member, argv) if links else argv
+
+
 def _galera_argv(s: mc_settings.Settings, node: int,
                  bootstrap: bool) -> list[str]:
     p = ports(s)
     user = _user()
-    peers = ','.join(f'127.0.0.1:{p[f"wsrep{i}"]}' for i in range(NODES))
+    addr = netns.host(s, f'galera{node}')
+    peers = ','.join(f'{netns.host(s, f"galera{i}")}:{p[f"wsrep{i}"]}'
+                     for i in range(NODES))
     provider_options = ';'.join([
-        f'gmcast.listen_addr=tcp://127.0.0.1:{p[f"wsrep{node}"]}',
-        f'ist.recv_addr=127.0.0.1:{p[f"ist{node}"]}',
+        f'gmcast.listen_addr=tcp://{addr}:{p[f"wsrep{node}"]}',
+        f'ist.recv_addr={addr}:{p[f"ist{node}"]}',
         'gcache.size=64M',
         # notice a killed node within seconds, not the 30 s default
         'evs.suspect_timeout=PT5S', 'evs.inactive_timeout=PT10S',
@@ -113,7 +123,7 @@ def _galera_argv(s: mc_settings.Settings, node: int,
     return [
         'mariadbd', '--no-defaults', *user,
         f'--datadir={_dir(s, f"galera{node}")}',
-        '--bind-address=127.0.0.1', f'--port={p[f"galera{node}"]}',
+        f'--bind-address={addr}', f'--port={p[f"galera{node}"]}',
         f'--socket={_socket(s, node)}',
         f'--pid-file={_dir(s, "run", f"galera{node}.real-pid")}',
         '--innodb-buffer-pool-size=64M', '--max-connections=500',
@@ -127,11 +137,11 @@ def _galera_argv(s: mc_settings.Settings, node: int,
         f'--wsrep-cluster-name={CLUSTER}',
         f'--wsrep-node-name=galera{node}',
         f'--wsrep-cluster-address=gcomm://{peers}',
-        f'--wsrep-node-address=127.0.0.1:{p[f"wsrep{node}"]}',
-        f'--wsrep-node-incoming-address=127.0.0.1:{p[f"galera{node}"]}',
+        f'--wsrep-node-address={addr}:{p[f"wsrep{node}"]}',
+        f'--wsrep-node-incoming-address={addr}:{p[f"galera{node}"]}',
         f'--wsrep-provider-options={provider_options}',
         '--wsrep-sst-method=rsync',
-        f'--wsrep-sst-receive-address=127.0.0.1:{p[f"sst{node}"]}',
+        f'--wsrep-sst-receive-address={addr}:{p[f"sst{node}"]}',
         *(['--wsrep-new-cluster'] if bootstrap else []),
     ]
 
@@ -153,8 +163,9 @@ def start_galera_node(s: mc_settings.Settings, node: int,
                  f'--datadir={datadir}', '--skip-test-db',
                  '--auth-root-authentication-method=normal'],
                 stdout=out, stderr=subprocess.STDOUT, check=True)
-    _proc(s, f'galera{node}').start(_galera_argv(s, node, bootstrap),
-                                    env=dict(os.environ), cwd=s.path())
+    _proc(s, f'galera{node}').start(
+        _in_netns(s, f'galera{node}', _galera_argv(s, node, bootstrap)),
+        env=dict(os.environ), cwd=s.path())
 
 
 def galera_sql(s: mc_settings.Settings, node: int,
@@ -200,10 +211,19 @@ def wait_synced(s: mc_settings.Settings, node: int, size: int | None = None,
 def _galera_up(s: mc_settings.Settings) -> None:
     start_galera_node(s, 0, bootstrap=True)
     wait_synced(s, 0)
-    user = f"'{configs.DB_USER}'@'127.0.0.1'"
+    links = netns.load(s)
+    # clients in the machine's namespace come from the bridge's address
+    sql = []
+    clients = ['127.0.0.1']
+    if links:
+        clients += [links.gateway] + [links.controller_address(c)
+                                      for c in range(1, CONTROLLERS + 1)]
+    for client in clients:
+        user = f"'{configs.DB_USER}'@'{client}'"
+        sql += [f"CREATE USER IF NOT EXISTS {user} IDENTIFIED BY "
+                f"'{configs.DB_PASSWORD}'", f'GRANT ALL ON *.* TO {user}']
     result = galera_sql(s, 0, '; '.join([
-        f"CREATE USER IF NOT EXISTS {user} IDENTIFIED BY "
-        f"'{configs.DB_PASSWORD}'", f'GRANT ALL ON *.* TO {user}',
+        *sql,
         f'CREATE DATABASE IF NOT EXISTS {DATABASE} CHARACTER SET utf8mb4']))
     if result.returncode != 0:
         raise HAError(f'Galera set-up: {result.stderr.strip()}')
@@ -218,7 +238,8 @@ def node_url(s: mc_settings.Settings, node: int,
              database: str = DATABASE) -> str:
     """A URL straight to one Galera node."""
     return (f'mysql+pymysql://{configs.DB_USER}:{configs.DB_PASSWORD}@'
-            f'127.0.0.1:{ports(s)[f"galera{node}"]}/{database}')
+            f'{netns.host(s, f"galera{node}")}:{ports(s)[f"galera{node}"]}/'
+            f'{database}')
 
 
 def controller_db_url(s: mc_settings.Settings, controller: int,
@@ -232,6 +253,7 @@ def controller_db_url(s: mc_settings.Settings, controller: int,
 
 def _haproxy_config(s: mc_settings.Settings) -> str:
     p = ports(s)
+    links = netns.load(s)
     lines = ['global', '    maxconn 4000', '',
              'defaults', '    mode tcp', '    timeout connect 2s',
              '    timeout client 1h', '    timeout server 1h', '']
@@ -241,12 +263,17 @@ def _haproxy_config(s: mc_settings.Settings) -> str:
         lines += [f'listen galera-controller{controller}',
                   f'    bind 127.0.0.1:{p[f"db_vip{controller}"]}',
                   '    option tcpka']
+        # each controller reaches the nodes from its own address, so
+        # that a test can cut one controller's link to them
+        source = (f' source {links.controller_address(controller)}'
+                  if links else '')
         for rank, node in enumerate(order):
             backup = ' backup' if rank else ''
             lines.append(
-                f'    server galera{node} 127.0.0.1:{p[f"galera{node}"]} '
+                f'    server galera{node} '
+                f'{netns.host(s, f"galera{node}")}:{p[f"galera{node}"]} '
                 f'check inter 1s fall 2 rise 2 '
-                f'on-marked-down shutdown-sessions{backup}')
+                f'on-marked-down shutdown-sessions{backup}{source}')
         lines.append('')
     return '\n'.join(lines)
 
@@ -262,16 +289,20 @@ def _haproxy_up(s: mc_settings.Settings) -> None:
 
 # -- RabbitMQ ----------------------------------------------------------------
 
-def rabbit_node(node: int) -> str:
-    return f'ha{node}@localhost'
+def rabbit_node(s: mc_settings.Settings, node: int) -> str:
+    # in namespaces, each node's host name is its own (/etc/netns hosts)
+    links = netns.load(s)
+    host = links.hostname(f'rabbit{node}') if links else 'localhost'
+    return f'ha{node}@{host}'
 
 
 def rabbit_env(s: mc_settings.Settings, node: int) -> dict[str, str]:
     p = ports(s)
     # one Erlang cookie (in HOME) for all nodes
-    return backends.rabbit_node_env(
-        s, _dir(s, 'rabbit'), _dir(s, f'rabbit{node}'), rabbit_node(node),
-        p[f'rabbit{node}'], p[f'rabbit_dist{node}'], p['epmd'])
+    return {**backends.rabbit_node_env(
+        s, _dir(s, 'rabbit'), _dir(s, f'rabbit{node}'), rabbit_node(s, node),
+        p[f'rabbit{node}'], p[f'rabbit_dist{node}'], p['epmd']),
+        'RABBITMQ_NODE_IP_ADDRESS': netns.host(s, f'rabbit{node}')}
 
 
 def start_rabbit_node(s: mc_settings.Settings, node: int) -> None:
@@ -280,18 +311,27 @@ def start_rabbit_node(s: mc_settings.Settings, node: int) -> None:
     (mine / 'rabbitmq-env.conf').write_text('')
     (mine / 'enabled_plugins').write_text('[].\n')
     (mine / 'rabbitmq.conf').write_text(
-        f'listeners.tcp.local = 127.0.0.1:{ports(s)[f"rabbit{node}"]}\n'
+        f'listeners.tcp.local = {netns.host(s, f"rabbit{node}")}:'
+        f'{ports(s)[f"rabbit{node}"]}\n'
         # the cluster keeps serving when one node of three is gone
-        'cluster_partition_handling = pause_minority\n')
-    _proc(s, f'rabbit{node}').start([backends.RABBIT_SERVER],
-                                    env=rabbit_env(s, node), cwd=mine)
+        'cluster_partition_handling = pause_minority\n'
+        # a node cut off is down for the others after 10-15 s (default
+        # 60: 45-75 s); pause_minority acts on that
+        'net_ticktime = 10\n'
+        # clients come from the bridge's address when nodes have links
+        'loopback_users = none\n')
+    _proc(s, f'rabbit{node}').start(
+        _in_netns(s, f'rabbit{node}', [backends.RABBIT_SERVER]),
+        env=rabbit_env(s, node), cwd=mine)
 
 
 def rabbitmqctl(s: mc_settings.Settings, node: int, *args: str,
                 timeout: float = 60) -> subprocess.CompletedProcess:
     # the real one: Debian's wrapper runs it as user rabbitmq, with
     # another HOME (Erlang cookie)
-    return subprocess.run([RABBITMQCTL, '-n', rabbit_node(node), *args],
+    # in the node's namespace: its own epmd, and its host name resolves
+    argv = [RABBITMQCTL, '-n', rabbit_node(s, node), *args]
+    return subprocess.run(_in_netns(s, f'rabbit{node}', argv),
                           env=rabbit_env(s, node), capture_output=True,
                           text=True, timeout=timeout)
 
@@ -309,6 +349,14 @@ def wait_rabbit(s: mc_settings.Settings, node: int,
         time.sleep(1)
 
 
+def _epmds(s: mc_settings.Settings) -> list[tuple[str, int]]:
+    """(name, node) of the Erlang port mappers: one in each node's
+    namespace, else one for all."""
+    if netns.load(s):
+        return [(f'epmd{node}', node) for node in range(NODES)]
+    return [('epmd', 0)]
+
+
 def _rabbit_up(s: mc_settings.Settings) -> None:
     home = _dir(s, 'rabbit')
     home.mkdir(parents=True, exist_ok=True)
@@ -317,15 +365,19 @@ def _rabbit_up(s: mc_settings.Settings) -> None:
         cookie.write_text(os.urandom(16).hex().upper())
         cookie.chmod(0o400)
     p = ports(s)
-    procs.Proc(s.path(), 'ha-epmd').start(
-        ['epmd', '-port', str(p['epmd']), '-address', '127.0.0.1'],
-        env=rabbit_env(s, 0), cwd=s.path())
+    for name, node in _epmds(s):
+        argv = ['epmd', '-port', str(p['epmd']), '-address',
+                ','.join(sorted({'127.0.0.1',
+                                 netns.host(s, f'rabbit{node}')}))]
+        procs.Proc(s.path(), f'ha-{name}').start(
+            _in_netns(s, f'rabbit{node}', argv), env=rabbit_env(s, node),
+            cwd=s.path())
     for node in range(NODES):
         start_rabbit_node(s, node)
     for node in range(NODES):
         wait_rabbit(s, node)
     for node in range(1, NODES):
-        for args in (('stop_app',), ('join_cluster', rabbit_node(0)),
+        for args in (('stop_app',), ('join_cluster', rabbit_node(s, 0)),
                      ('start_app',)):
             result = rabbitmqctl(s, node, *args)
             if result.returncode != 0:
@@ -336,8 +388,9 @@ def _rabbit_up(s: mc_settings.Settings) -> None:
 def transport_url(s: mc_settings.Settings) -> str:
     """oslo.messaging's URL listing the three nodes."""
     p = ports(s)
-    hosts = ','.join(f'guest:guest@127.0.0.1:{p[f"rabbit{i}"]}'
-                     for i in range(NODES))
+    hosts = ','.join(
+        f'guest:guest@{netns.host(s, f"rabbit{i}")}:{p[f"rabbit{i}"]}'
+        for i in range(NODES))
     return f'rabbit://{hosts}/'
 
 
@@ -444,6 +497,8 @@ def up(s: mc_settings.Settings) -> int:
             return 1
         laps = time.monotonic()
         try:
+            if netns.wanted():
+                netns.up(s)
             _galera_up(s)
             _haproxy_up(s)
             lifecycle.log(f'ha: Galera x{NODES} and HAProxy up '
@@ -456,6 +511,7 @@ def up(s: mc_settings.Settings) -> int:
                 subprocess.SubprocessError) as exc:
             lifecycle.log(f'ha up failed: {exc}; stopping what started')
             procs.stop_many(all_procs(s))
+            netns.down(s.path())
             return 1
         lifecycle.log(f'ha: up ({time.monotonic() - laps:.0f}s)')
         return 0
@@ -464,6 +520,7 @@ def up(s: mc_settings.Settings) -> int:
 def down(s: mc_settings.Settings) -> int:
     with lifecycle.locked(s.path(), 'ha.lock'):
         procs.stop_many(all_procs(s))
+        netns.down(s.path())
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(_dir(s))
     return 0
@@ -471,7 +528,8 @@ def down(s: mc_settings.Settings) -> int:
 
 def status(s: mc_settings.Settings) -> dict:
     """What runs, the addresses, and whether all of it is healthy."""
-    names = ([f'galera{i}' for i in range(NODES)] + ['haproxy', 'epmd']
+    names = ([f'galera{i}' for i in range(NODES)] + ['haproxy']
+             + [name for name, _ in _epmds(s)]
              + [f'rabbit{i}' for i in range(NODES)]
              + [svc.name[len('ha-'):] for svc in our_services(s)])
     # and the addons' processes started on it (ha_addons.py)
@@ -483,7 +541,12 @@ def status(s: mc_settings.Settings) -> dict:
     rabbits = running_rabbit_nodes(s) if alive['rabbit0'] else []
     healthy = (all(alive.values()) and synced == ['Synced'] * NODES
                and len(rabbits) == NODES)
+    links = netns.load(s)
     return {'healthy': healthy, 'pids': alive, 'galera': synced,
+            # each node's namespace and address, when they have links
+            'links': {m: {'netns': links.netns(m),
+                          'address': links.address(m)}
+                      for m in links.members} if links else {},
             'rabbit_running_nodes': rabbits, 'ports': ports(s),
             'transport_url': transport_url(s),
             'galera_urls': [node_url(s, i) for i in range(NODES)],

@@ -19,6 +19,7 @@ from minicloud import backends
 from minicloud import configs
 from minicloud import health
 from minicloud import install
+from minicloud import netns
 from minicloud import procs
 from minicloud import services
 from minicloud import settings as mc_settings
@@ -292,6 +293,7 @@ def down(base: pathlib.Path, keep: bool = False) -> int:
     # never pull the cloud from under a test that is using it
     with locked(base, TESTS_LOCK_FILE), locked(base):
         stop_all(base)
+        netns.down(base)       # the HA nodes' namespaces, if any
         if not keep:
             wipe(base)
         log(f'down ({"kept" if keep else "removed"} {base})')

@@ -42,6 +42,7 @@ _STATE: dict = {}
 sys.path.insert(0, str(cloud_fixture.REPO / 'tools'))
 from minicloud import ha  # noqa: E402
 from minicloud import ha_addons  # noqa: E402
+from minicloud import netns  # noqa: E402
 from minicloud import procs  # noqa: E402
 from minicloud import settings as mc_settings  # noqa: E402
 
@@ -173,9 +174,10 @@ def restart_rabbit_node(s: mc_settings.Settings, node: int) -> float:
     return time.monotonic() - start
 
 
-def queue_leader(s: mc_settings.Settings, queue: str) -> int:
-    """The node that holds the leader of quorum queue ``queue``."""
-    result = ha.rabbitmqctl(s, 0, 'list_queues', 'name', 'leader',
+def queue_leader(s: mc_settings.Settings, queue: str, node: int = 0) -> int:
+    """The node that holds the leader of quorum queue ``queue`` (as node
+    ``node`` sees it)."""
+    result = ha.rabbitmqctl(s, node, 'list_queues', 'name', 'leader',
                             '--formatter', 'json')
     for row in json.loads(result.stdout):
         if row['name'] == queue:
@@ -253,12 +255,110 @@ def cut_from_rabbit(name: str, seconds: float,
     while time.monotonic() < deadline:
         for local, remote in _tcp_connections(proc.members()):
             if remote in rabbit:
-                subprocess.run(['ss', '-K', '-t', 'dst', '127.0.0.1',
-                                f'sport = :{local}'], capture_output=True,
-                               timeout=10)
+                # the nodes are on 127.0.0.1 or their namespaces' addresses
+                subprocess.run(['ss', '-K', '-t', f'sport = :{local}'],
+                               capture_output=True, timeout=10)
                 closed += 1
         if closed and in_effect is not None:
             in_effect.set()
         # the cut itself: a round every 0.1 s for ``seconds``
         time.sleep(0.1)
     return closed
+
+
+# -- partitions (each node in its own network namespace: minicloud.netns)
+
+def links(test: unittest.TestCase) -> 'netns.Links':
+    """The nodes' links, or skip: without namespaces (not root, or
+    ``PLACEMENT_EXT_MINICLOUD_HA_NETNS=0``) no link can be cut, a
+    platform reason."""
+    found = netns.load(settings())
+    if found is None:
+        test.skipTest('the HA topology runs without network namespaces '
+                      '(needs root and "ip netns"): no link to cut')
+    return found
+
+
+def partition(test: unittest.TestCase, side: list[str],
+              other: list[str], symmetric: bool = True) -> None:
+    """Cut ``side`` (``galera1``, ``rabbit2``) from ``other`` (only
+    ``side``'s packets to ``other`` when not ``symmetric``); healed at
+    cleanup if the test did not heal it."""
+    found = links(test)
+    test.addCleanup(netns.heal, found)
+    if symmetric:
+        netns.partition(found, side, other)
+    else:
+        for member in side:
+            netns.cut(found, member, other)
+
+
+def heal() -> float:
+    """Heal every cut; the monotonic time of the heal."""
+    netns.heal(netns.load(settings()))
+    return time.monotonic()
+
+
+def galera_status(node: int) -> dict[str, str]:
+    return ha.galera_state(settings(), node)
+
+
+def wait_galera(node: int, timeout: float, **expected: str) -> float:
+    """Wait until node ``node``'s wsrep status has ``expected``
+    (``wsrep_cluster_status='non-Primary'``); the seconds it took."""
+    start = time.monotonic()
+    seen = polling.until(
+        lambda: True if all(galera_status(node).get(k) == v
+                            for k, v in expected.items()) else None,
+        timeout=timeout, interval=0.5)
+    if seen is None:
+        raise AssertionError(f'Galera node {node} not {expected} after '
+                             f'{timeout} s: {galera_status(node)}')
+    return time.monotonic() - start
+
+
+def wait_rabbit_running(count: int, timeout: float, node: int = 0) -> float:
+    """Wait until node ``node`` sees ``count`` running cluster nodes;
+    the seconds it took."""
+    s = settings()
+    start = time.monotonic()
+
+    def running() -> bool | None:
+        result = ha.rabbitmqctl(s, node, 'cluster_status', '--formatter',
+                                'json', timeout=30)
+        if result.returncode != 0:
+            return None
+        nodes = json.loads(result.stdout).get('running_nodes', [])
+        return True if len(nodes) == count else None
+
+    if polling.until(running, timeout=timeout, interval=1,
+                     retry_on=(subprocess.TimeoutExpired, ValueError)) is None:
+        raise AssertionError(f'RabbitMQ node {node} does not see {count} '
+                             f'running nodes after {timeout} s')
+    return time.monotonic() - start
+
+
+def cut_controller_from_database(test: unittest.TestCase,
+                                 controller: int) -> None:
+    """Cut controller ``controller``'s HAProxy from every Galera node
+    (the nodes' answers to its address are lost); healed at cleanup if
+    the test did not heal it. RabbitMQ and the other controller keep
+    their links."""
+    found = links(test)
+    test.addCleanup(netns.heal, found)
+    netns.cut_controller(found, controller,
+                         [f'galera{i}' for i in range(ha.NODES)])
+
+
+def database_answers(url: str) -> bool:
+    """Whether a fresh connection to ``url`` runs a query (3 s bounds)."""
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool, connect_args={
+        'connect_timeout': 3, 'read_timeout': 3, 'write_timeout': 3})
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+        return True
+    except sa.exc.SQLAlchemyError:
+        return False
+    finally:
+        engine.dispose()

@@ -139,6 +139,53 @@ class TestRetrying(RetryTestCase):
         self.db.retrying(write)
         self.assertEqual(2, len(runs))
 
+    def test_node_out_of_primary_component_is_a_lost_connection(self):
+        # a Galera node cut off from the majority fails the commit so
+        runs = []
+        out = sa.exc.OperationalError(
+            'COMMIT', {}, Exception(
+                1180, 'Error while appending streaming replication '
+                'fragment(provider status: Not connected to Primary '
+                'Component)'))
+
+        def write():
+            runs.append(1)
+            if len(runs) == 1:
+                raise out
+
+        self.database.conf.set_override('use_db_reconnect', True, 'database')
+        self.db.retrying(write)
+        self.assertEqual(2, len(runs))
+        self.assertIn('DBConnectionError', self.logger.output)
+
+    def test_new_connection_to_a_node_out_of_the_cluster_is_retried(self):
+        # the driver's own error, from the connection's set-up
+        runs = []
+
+        class DriverError(Exception):
+            pass
+
+        def write():
+            runs.append(1)
+            if len(runs) == 1:
+                raise DriverError(1047, 'WSREP has not yet prepared node '
+                                  'for application use')
+
+        self.database.conf.set_override('use_db_reconnect', True, 'database')
+        self.db.retrying(write)
+        self.assertEqual(2, len(runs))
+
+    def test_other_operational_errors_are_not_retried(self):
+        runs = []
+
+        def write():
+            runs.append(1)
+            raise sa.exc.OperationalError('SELECT', {}, Exception(1054))
+
+        self.database.conf.set_override('use_db_reconnect', True, 'database')
+        self.assertRaises(sa.exc.OperationalError, self.db.retrying, write)
+        self.assertEqual(1, len(runs))
+
 
 class TestObjectWriters(RetryTestCase):
 
