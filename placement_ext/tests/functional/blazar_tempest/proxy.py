@@ -5,10 +5,17 @@ blazar-tempest-plugin's API tests hard-code ``http://127.0.0.1/`` with
 a path prefix of port 80); the embedded cloud serves each on a port of
 its own. This proxy strips the prefix and forwards to that port. It
 listens on 127.0.0.1 only, for the length of one test.
+
+It also keeps tempest's own users until the test's end: a ``DELETE`` whose
+path matches ``deferred`` is answered 204 and not forwarded (tempest
+deletes its users after each class; Blazar ends a lease through its
+creator's trust, so a lease a failed test left must be deleted while its
+creator still exists; the test deletes both afterwards).
 """
 
 import http.client
 import http.server
+import re
 import socketserver
 import threading
 import urllib.parse
@@ -26,6 +33,7 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     routes: dict[str, str]
+    deferred: re.Pattern | None
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -33,6 +41,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server: _Server
 
     def _forward(self) -> None:
+        deferred = self.server.deferred
+        if (self.command == 'DELETE' and deferred
+                and deferred.match(self.path)):
+            self.send_response(204)
+            self.send_header('Content-Length', '0')
+            self.end_headers()
+            return
         prefix, _, rest = self.path.lstrip('/').partition('/')
         target = self.server.routes.get(prefix)
         if target is None:
@@ -65,15 +80,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 class DevstackPaths(fixtures.Fixture):
-    """``http://127.0.0.1/<prefix>/...`` -> ``routes[prefix] + '/...'``."""
+    """``http://127.0.0.1/<prefix>/...`` -> ``routes[prefix] + '/...'``;
+    a DELETE of a path matching ``deferred`` is not forwarded."""
 
-    def __init__(self, routes: dict[str, str]) -> None:
+    def __init__(self, routes: dict[str, str],
+                 deferred: re.Pattern | None = None) -> None:
         super().__init__()
         self.routes = routes
+        self.deferred = deferred
 
     def _setUp(self) -> None:
         server = _Server(('127.0.0.1', PORT), _Handler)
         server.routes = self.routes
+        server.deferred = self.deferred
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         self.addCleanup(server.server_close)

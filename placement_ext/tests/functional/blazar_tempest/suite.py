@@ -5,16 +5,16 @@ run unchanged against the embedded cloud with the Blazar addon.
   pins with the versions they passed with
   (``tools/minicloud/constraints/blazar-tempest.txt``); installed once,
   again when that file changes.
-* **users**: pre-provisioned (``accounts.yaml``), an admin and a member,
-  each in a project of its own, made once and kept. Tempest's dynamic
-  users are deleted after each test class, and Blazar ends a lease
-  through its creator's Keystone trust: a lease a failed test left
-  behind could not be deleted any more (DELETE answers 500) once its
-  creator is gone. Kept users keep every lease deletable. The API
-  tests' fixture asks for dynamic credentials (it calls
-  ``get_credentials``, which only that provider has): they run with
-  dynamic users made by the kept admin, which that fixture never
-  deletes.
+* **users**: tempest's own (dynamic), made by a kept admin
+  (``blazar-tempest-admin``). The plugin's tests ask their credentials
+  provider for ``get_credentials('admin')``, which only the dynamic
+  provider has, so pre-provisioned users (``accounts.yaml``) cannot run
+  them. Tempest deletes its users after each class, and Blazar ends a
+  lease through its creator's Keystone trust: a lease a failed test left
+  could not be deleted any more (DELETE answers 500). So tempest's
+  identity client goes through the test's proxy (catalog type
+  ``tempest-identity``, ``proxy.py``), which keeps those users until the
+  test has deleted every lease (:func:`delete_tempest_users`).
 * **tempest.conf**: the cloud's Keystone, image and flavor; no Neutron
   (the tests boot servers without networks), no validation over SSH.
 * **run**: ``stestr`` in the workspace ``.blazar-tempest/``, one regex at a
@@ -32,7 +32,6 @@ import subprocess
 
 import subunit
 import testtools
-import yaml
 
 REPO = pathlib.Path(__file__).resolve().parents[4]
 VENV = REPO / '.blazar-tempest-venv'
@@ -42,11 +41,11 @@ CONSTRAINTS = REPO / 'tools' / 'minicloud' / 'constraints' / \
     'blazar-tempest.txt'
 MINICLOUD = REPO / 'tools' / 'minicloud' / 'minicloud'
 PASSWORD = 'blazar-tempest'
-# name -> (project, roles, tempest's account types)
-ACCOUNTS = {
-    'blazar-tempest-admin': ('blazar-tempest-admin', ['admin'], ['admin']),
-    'blazar-tempest-member': ('blazar-tempest-member', ['member'], []),
-}
+# the kept admin's user and project
+ADMIN = 'blazar-tempest-admin'
+IDENTITY_TYPE = 'tempest-identity'
+# tempest's resource_name_prefix
+TEMPEST_PREFIX = 'tempest-'
 RUN_TIMEOUT = 1800
 
 
@@ -77,30 +76,45 @@ def ensure_venv() -> pathlib.Path:
     return VENV
 
 
-def ensure_accounts(admin) -> pathlib.Path:
-    """The kept users (``admin``: an openstacksdk connection as the
-    cloud's admin) and tempest's ``accounts.yaml`` naming them."""
+def ensure_admin(admin) -> None:
+    """The kept admin tempest makes its users with (``admin``: an
+    openstacksdk connection as the cloud's admin)."""
     identity = admin.identity
-    entries = []
-    for user, (project, roles, types) in ACCOUNTS.items():
-        proj = identity.find_project(project) or identity.create_project(
-            name=project, domain_id='default')
-        found = identity.find_user(user)
-        if found:
-            identity.update_user(found, password=PASSWORD)
-        else:
-            found = identity.create_user(name=user, password=PASSWORD,
-                                         default_project_id=proj.id,
-                                         domain_id='default')
-        for role in roles:
-            identity.assign_project_role_to_user(
-                proj, found, identity.find_role(role, ignore_missing=False))
-        entries.append({'username': user, 'project_name': project,
-                        'password': PASSWORD, 'domain_name': 'Default',
-                        'roles': roles, 'types': types})
-    path = WORKSPACE / 'accounts.yaml'
-    path.write_text(yaml.safe_dump(entries))
-    return path
+    proj = identity.find_project(ADMIN) or identity.create_project(
+        name=ADMIN, domain_id='default')
+    user = identity.find_user(ADMIN)
+    if user:
+        identity.update_user(user, password=PASSWORD)
+    else:
+        user = identity.create_user(name=ADMIN, password=PASSWORD,
+                                    default_project_id=proj.id,
+                                    domain_id='default')
+    identity.assign_project_role_to_user(
+        proj, user, identity.find_role('admin', ignore_missing=False))
+
+
+def ensure_identity_endpoint(admin, region: str, url: str) -> None:
+    """Catalog type ``tempest-identity`` at ``url`` (the proxy)."""
+    identity = admin.identity
+    service = next((s for s in identity.services()
+                    if s.type == IDENTITY_TYPE), None) or \
+        identity.create_service(type=IDENTITY_TYPE, name=IDENTITY_TYPE)
+    if not any(e.service_id == service.id
+               for e in identity.endpoints(interface='public')):
+        identity.create_endpoint(service_id=service.id, interface='public',
+                                 url=url, region_id=region)
+
+
+def delete_tempest_users(admin) -> None:
+    """Tempest's own users and projects (named ``tempest-...``), which
+    the proxy kept."""
+    identity = admin.identity
+    for user in list(identity.users()):
+        if user.name.startswith(TEMPEST_PREFIX):
+            identity.delete_user(user, ignore_missing=True)
+    for project in list(identity.projects()):
+        if project.name.startswith(TEMPEST_PREFIX):
+            identity.delete_project(project, ignore_missing=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,31 +126,21 @@ class Cloud:
     flavor_id: str
 
 
-def _auth(accounts: pathlib.Path, dynamic: bool) -> dict[str, str]:
-    if not dynamic:
-        return {'use_dynamic_credentials': 'false',
-                'test_accounts_file': str(accounts)}
-    user, (project, _, _) = next(
-        (u, a) for u, a in ACCOUNTS.items() if 'admin' in a[2])
-    return {'use_dynamic_credentials': 'true', 'admin_username': user,
-            'admin_password': PASSWORD, 'admin_project_name': project,
-            'admin_domain_name': 'Default'}
-
-
-def write_config(cloud: Cloud, accounts: pathlib.Path,
-                 dynamic: bool = False) -> pathlib.Path:
-    """tempest.conf: the kept users of ``accounts``, or (``dynamic``)
-    users tempest makes with the kept admin."""
+def write_config(cloud: Cloud) -> pathlib.Path:
     conf = configparser.ConfigParser(interpolation=None)
     conf.read_dict({
         'DEFAULT': {'log_file': str(WORKSPACE / 'tempest.log'),
                     'debug': 'true'},
         'oslo_concurrency': {'lock_path': str(WORKSPACE / 'locks')},
-        'auth': {**_auth(accounts, dynamic),
+        'auth': {'use_dynamic_credentials': 'true',
+                 'admin_username': ADMIN, 'admin_password': PASSWORD,
+                 'admin_project_name': ADMIN,
+                 'admin_domain_name': 'Default',
                  'default_credentials_domain_name': 'Default',
                  'create_isolated_networks': 'false'},
         'identity': {'uri_v3': cloud.auth_url, 'auth_version': 'v3',
                      'region': cloud.region,
+                     'catalog_type': IDENTITY_TYPE,
                      'v3_endpoint_type': 'public'},
         'identity-feature-enabled': {'api_v2': 'false'},
         'compute': {'image_ref': cloud.image_id,

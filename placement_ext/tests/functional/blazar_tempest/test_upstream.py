@@ -20,15 +20,15 @@ TOPOLOGY = 'nova=1x2/8192/1028'
 API = 'blazar_tempest_plugin.tests.api.test_blazar_api.'
 SCENARIO = 'blazar_tempest_plugin.tests.scenario.'
 CLEAN_TIMEOUT = 300
+PROXY = f'http://127.0.0.1:{proxy.PORT}'
+# tempest's deletions of its users and projects, deferred (proxy.py)
+KEPT_USERS = re.compile(r'^/identity/v3/(users|projects)/[0-9a-f]+$')
 
 
 class UpstreamTestCase(testtools.TestCase):
     """The embedded cloud with the Blazar addon, the suite's venv, users
     and tempest.conf, devstack's paths on port 80; Blazar left with no
-    lease and no host after each test."""
-
-    # tempest's own users (see suite.py), else the kept ones
-    DYNAMIC_CREDENTIALS = False
+    lease, no host and none of tempest's users after each test."""
 
     def setUp(self):
         super().setUp()
@@ -43,23 +43,25 @@ class UpstreamTestCase(testtools.TestCase):
                       'tox -e blazar-tempest18); this cloud has '
                       f'{self.cloud.zones}')
         admin = self.cloud.admin
+        region = admin.config.get_region_name()
         self.venv = suite.ensure_venv()
-        accounts = suite.ensure_accounts(admin)
+        suite.ensure_admin(admin)
+        suite.ensure_identity_endpoint(admin, region, PROXY + '/identity/v3')
         suite.write_config(suite.Cloud(
             auth_url=admin.session.get_endpoint(service_type='identity',
                                                 interface='public'),
-            region=admin.config.get_region_name(),
+            region=region,
             image_id=admin.image.find_image(
                 cloud_fixture.IMAGE, ignore_missing=False).id,
             flavor_id=admin.compute.find_flavor(
-                cloud_fixture.FLAVOR, ignore_missing=False).id), accounts,
-            dynamic=self.DYNAMIC_CREDENTIALS)
+                cloud_fixture.FLAVOR, ignore_missing=False).id))
         self.blazar = blazar_client.Client(
             session=admin.session, service_type='reservation',
-            interface='public', region_name=admin.config.get_region_name())
+            interface='public', region_name=region)
         self.useFixture(proxy.DevstackPaths({
             'reservation': self._root('reservation'),
-            'compute': self._root('compute')}))
+            'compute': self._root('compute'),
+            'identity': self._root('identity')}, deferred=KEPT_USERS))
         self._clean_blazar()
         self.addCleanup(self._clean_blazar)
 
@@ -80,6 +82,7 @@ class UpstreamTestCase(testtools.TestCase):
             time.sleep(2)
         for host in self.blazar.host.list():
             self.blazar.host.delete(host['id'])
+        suite.delete_tempest_users(self.cloud.admin)
 
     def assertUpstreamPass(self, regex: str, expected: list[str]) -> None:
         """Run the upstream tests matching ``regex``: exactly
@@ -100,10 +103,6 @@ def _one(test_id: str) -> str:
 class TestApi(UpstreamTestCase):
     """The gabbi files (each a sequence of requests on
     ``http://127.0.0.1/reservation`` and ``/compute``)."""
-
-    # their fixture calls get_credentials('admin'), which only the
-    # dynamic provider has
-    DYNAMIC_CREDENTIALS = True
 
     def _gabbi(self, name: str, steps: list[str]) -> None:
         prefix = f'{API}{name}_'
