@@ -59,6 +59,12 @@ def _keystone(s: mc_settings.Settings) -> dict:
         'fernet_tokens': {'key_repository': keys},
         'fernet_receipts': {'key_repository': keys},
         'credential': {'key_repository': s.path('state', 'credential-keys')},
+        # bcrypt's fewest rounds (default 12): every password
+        # authentication costs a hash, 3 s each on a loaded 2-core CI
+        # machine, which put a Blazar host create (several service
+        # authentications) past the 30 s of a gabbi request; the cloud is
+        # thrown away, its passwords are its user names
+        'identity': {'password_hash_rounds': 4},
     }
 
 

@@ -3,7 +3,9 @@
     python -m seed_cloud ZONES_JSON      ({"AZ-1": ["az1-h1", ...], ...})
 
 Waits until every fake host is a hypervisor, then puts each zone's hosts
-in an aggregate ``agg-<zone>`` with that availability zone, and creates
+in an aggregate ``agg-<zone>`` with that availability zone (except zone
+``nova``, Nova's default: its hosts stay in no aggregate, in no named
+zone, as devstack's compute host), and creates
 flavor ``vdu.small`` (1 vCPU, 2048 MB, 1 GB), image ``cirros`` (1 KiB)
 and generous quotas for the demo project.
 """
@@ -16,6 +18,8 @@ import time
 import openstack
 
 HYPERVISOR_TIMEOUT = 300
+# Nova's default_availability_zone: a host in no zone aggregate shows it
+DEFAULT_ZONE = 'nova'
 
 
 def _wait_for_hypervisors(conn, names: set[str]) -> None:
@@ -40,6 +44,8 @@ def main() -> None:
     conn = openstack.connect(cloud='admin')
     _wait_for_hypervisors(conn, {h for hosts in zones.values() for h in hosts})
     for zone, hosts in zones.items():
+        if zone == DEFAULT_ZONE:
+            continue
         agg = conn.compute.create_aggregate(name=f'agg-{zone}',
                                             availability_zone=zone)
         for host in hosts:
