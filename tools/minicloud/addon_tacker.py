@@ -199,16 +199,19 @@ def _cmdline(pid: int | None) -> list[str]:
 
 def tackers_conductor_runs(ctx: addons.Context) -> bool:
     """Tacker's own ``tacker-conductor`` runs and has started its service
-    (:data:`SERVICE_RUNS` on a log line of its pid)."""
-    pid = procs.Proc(ctx.settings.path(), CONDUCTOR).pid
-    if not any(arg.endswith(f'/{TACKERS}') for arg in _cmdline(pid)[:2]):
+    (:data:`SERVICE_RUNS` on a log line of one of its processes: its
+    workers log, and its master retitles itself ``tacker-conductor:
+    master process [<argv>]``)."""
+    proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
+    if f'/{TACKERS} ' not in ' '.join(_cmdline(proc.pid)):
         return False
     log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
     try:
         text = log.read_text(errors='replace')
     except OSError:
         return False
-    return any(f' {pid} ' in line and SERVICE_RUNS.search(line)
+    pids = {f' {pid} ' for pid in proc.members()}
+    return any(SERVICE_RUNS.search(line) and any(p in line for p in pids)
                for line in text.splitlines())
 
 
