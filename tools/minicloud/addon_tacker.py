@@ -18,8 +18,14 @@ test_grant_zone_list``), the zone the tests fill.
 ``<etc>/tacker.conf`` is what the services read; tests and the benchmark
 switch the conductor's behaviour by writing ``<etc>/tacker-mode.conf``
 (the last config file) and restarting ``tacker-conductor``.
+
+``PLACEMENT_EXT_MINICLOUD_TACKER_CONDUCTOR=tacker`` at ``addon up`` runs
+Tacker's own ``tacker-conductor`` instead of ours, with the same
+configuration: Tacker's own functional tests are run against both, and a
+test that fails with both is the environment's fault, not ours.
 """
 
+import os
 import pathlib
 import re
 
@@ -52,6 +58,14 @@ CONDUCTOR = 'tacker-conductor'
 SERVICE_RUNS = re.compile(r'Service\.report_state|'
                           r'conductor_server \[[^]]*\] Ended _sync_db')
 MODE_FILE = 'tacker-mode.conf'
+CONDUCTOR_VARIABLE = 'PLACEMENT_EXT_MINICLOUD_TACKER_CONDUCTOR'
+OURS, TACKERS = 'placement-ext-tacker-conductor', 'tacker-conductor'
+
+
+def conductor_binary() -> str:
+    """Our conductor, or Tacker's own (:data:`CONDUCTOR_VARIABLE`)."""
+    wanted = os.environ.get(CONDUCTOR_VARIABLE, '').strip()
+    return TACKERS if wanted == 'tacker' else OURS
 
 
 def _conf(ctx: addons.Context) -> dict:
@@ -72,6 +86,9 @@ def _conf(ctx: addons.Context) -> dict:
         'oslo_messaging_notifications': {'driver': 'noop'},
         'coordination': {'backend_url': f'file://{state / "coordination"}'},
         'vnf_package': {'vnf_package_csar_path': state / 'vnfpackages'},
+        # a registered VIM's password key (Tacker's own functional tests
+        # register the default VIM; its default path is under /etc)
+        'vim_keys': {'openstack': state / 'vim_keys'},
         'glance_store': {'default_backend': 'file', 'stores': 'file',
                          'default_store': 'file',
                          'filesystem_store_datadir': state / 'csar_files'},
@@ -127,7 +144,7 @@ def write_configs(ctx: addons.Context) -> None:
         mode.write_text('')
     state = ctx.state
     for sub in ('lock', 'coordination', 'vnfpackages', 'csar_files',
-                'vnf_package_cache'):
+                'vnf_package_cache', 'vim_keys'):
         (state / sub).mkdir(parents=True, exist_ok=True)
 
 
@@ -157,17 +174,45 @@ def _services(ctx: addons.Context) -> list[services.Service]:
             ctx.bin('placement-ext-nfvo'), '--config-file',
             str(ctx.etc / 'nfvo.conf')], env, ctx.url('nfvo') + '/token'),
         services.Service(CONDUCTOR, [
-            ctx.bin('placement-ext-tacker-conductor'), *_config_args(ctx)],
-            env),
+            ctx.bin(conductor_binary()), *_config_args(ctx)], env),
     ]
 
 
 def _ready(ctx: addons.Context) -> bool:
-    """The conductor runs (:func:`conductor_runs`); and the az-retry
-    environment is as asked (else ``addon up`` redoes it)."""
+    """The conductor asked for runs (:func:`conductor_runs`); and the
+    az-retry environment is as asked (else ``addon up`` redoes it)."""
     if tacker_az_retry.wanted() != tacker_az_retry.is_on(ctx.etc):
         return False
-    return conductor_runs(ctx, CONDUCTOR)
+    binary = conductor_binary()
+    if binary == OURS:
+        return conductor_runs(ctx, CONDUCTOR)
+    return tackers_conductor_runs(ctx)
+
+
+def _cmdline(pid: int | None) -> list[str]:
+    try:
+        raw = pathlib.Path(f'/proc/{pid}/cmdline').read_bytes()
+    except OSError:
+        return []
+    return [arg.decode(errors='replace') for arg in raw.split(b'\0')]
+
+
+def tackers_conductor_runs(ctx: addons.Context) -> bool:
+    """Tacker's own ``tacker-conductor`` runs and has started its service
+    (:data:`SERVICE_RUNS` on a log line of one of its processes: its
+    workers log, and its master retitles itself ``tacker-conductor:
+    master process [<argv>]``)."""
+    proc = procs.Proc(ctx.settings.path(), CONDUCTOR)
+    if f'/{TACKERS} ' not in ' '.join(_cmdline(proc.pid)):
+        return False
+    log = pathlib.Path(ctx.settings.path('log', f'{CONDUCTOR}.log'))
+    try:
+        text = log.read_text(errors='replace')
+    except OSError:
+        return False
+    pids = {f' {pid} ' for pid in proc.members()}
+    return any(SERVICE_RUNS.search(line) and any(p in line for p in pids)
+               for line in text.splitlines())
 
 
 def conductor_runs(ctx: addons.Context, name: str) -> bool:
@@ -179,7 +224,7 @@ def conductor_runs(ctx: addons.Context, name: str) -> bool:
         text = log.read_text(errors='replace')
     except OSError:
         return False
-    started = text.rfind('placement-ext-tacker-conductor: starting Tacker ')
+    started = text.rfind(f'{OURS}: starting Tacker ')
     mine = f'(pid {proc.pid})' in text[started:started + 200]
     return started >= 0 and mine and SERVICE_RUNS.search(
         text, started) is not None

@@ -1,15 +1,19 @@
-"""The tacker addon's az-retry environment: upstream's zone-retry job.
+"""The tacker addon's upstream environment: Tacker's functional jobs.
 
 ``PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY=1`` at ``minicloud addon up
-tacker`` builds what Tacker's own ``test_update_stack_retry`` needs
-(``placement_ext/tests/functional/tacker/test_upstream_az_retry.py``):
+tacker`` builds what Tacker's own functional tests need: the zone-retry
+job's ``test_update_stack_retry``
+(``placement_ext/tests/functional/tacker/test_upstream_az_retry.py``),
+and ``sol_v2``'s tests (``test_upstream_sol_v2.py``, which switch the
+tacker.conf options below back to Tacker's defaults where they want them):
 
 * tacker.conf ``[v2_nfvo] test_grant_zone_list = az-1`` and ``[v2_vnfm]
   enable_rollback_stack = true`` (:func:`conf_sections`), Tacker's local
   NFVO (an empty ``tacker-mode.conf``);
 * zones ``az-1`` (the first zone's hosts) and ``nova`` (all others),
-  project ``nfv`` with user ``nfv_user``, flavor ``sample4G``, shared
-  networks ``net_mgmt``, ``net0``, ``net1`` with subnets
+  project ``nfv`` with user ``nfv_user``, flavors ``sample4G`` and
+  ``m1.tiny``, image ``cirros-0.5.2-x86_64-disk``, shared networks
+  ``net_mgmt``, ``net0``, ``net1`` with subnets
   (``runtime/az_retry_env.py``);
 * heat-engine's ``action_retry_limit`` 5 (with 0, Heat's stack delete
   fails on a port still using a subnet);

@@ -7,15 +7,13 @@ granting zone ``az-1``, then scales it out one VNFC at a time until the
 newest VNFC is in zone ``nova``; the VNFCs are 4 GB servers, so ``az-1``
 fills and a stack update fails: ``placement-ext-tacker-conductor``'s
 reselection must move that VNFC to ``nova``. It runs in the tacker
-addon's venv (``upstream_az_retry.py``) on the addon's az-retry
-environment, upstream's job rebuilt on the embedded cloud
+addon's venv (``upstream_tests.py``, :mod:`upstream`) on the addon's
+upstream environment, upstream's job rebuilt on the embedded cloud
 (``tools/minicloud/tacker_az_retry.py``), which renames the cloud's
 zones: so only where ``PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY=1`` (the
 last functional pass of ``./run tests``), skipped otherwise.
 """
 
-import os
-import pathlib
 import subprocess
 
 import testtools
@@ -25,34 +23,26 @@ from placement_ext.objects import operation as op_obj
 from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
+from placement_ext.tests.functional.tacker import upstream
 from placement_ext.vocabulary import states
 
-VARIABLE = 'PLACEMENT_EXT_MINICLOUD_TACKER_AZ_RETRY'
-RUNNER = 'placement_ext.tests.functional.tacker.upstream_az_retry'
+VARIABLE = upstream.VARIABLE
+TEST = 'sol_v2_az_retry.test_az_retry.AzRetryTest.test_update_stack_retry'
 TIMEOUT = 1500
 
 
 def run_upstream_test(addon: dict) -> subprocess.CompletedProcess:
-    """Tacker's test in the addon's venv (``upstream_az_retry``); also
-    what ``benchmarks/bench_tacker.py --az-retry`` times."""
-    python = pathlib.Path(addon['venv'], 'bin', 'python')
-    auth_url = addon['cloud'].admin.config.config['auth'][
-        'auth_url'].removesuffix('/v3')
-    # the notification server of Tacker's test: beside the addon's
-    port = addon['ports']['nfvo'] + 1
-    return subprocess.run(
-        [str(python), '-m', RUNNER,
-         str(pathlib.Path(addon['etc'], 'tacker.conf')),
-         auth_url, str(port)],
-        capture_output=True, text=True, timeout=TIMEOUT,
-        cwd=pathlib.Path(__file__).resolve().parents[4])
+    """Tacker's test in the addon's venv (with our Cinder-free package
+    only, no sdist); also what ``benchmarks/bench_tacker.py --az-retry``
+    times."""
+    return upstream.run(addon, [TEST], with_samples=False, timeout=TIMEOUT)
 
 
 class TestTackersOwnAzRetry(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        if os.environ.get(VARIABLE) != '1':
+        if not upstream.environment_on():
             self.skipTest(f'{VARIABLE}=1 builds the environment this test '
                           f'needs (it renames the cloud\'s zones)')
         self.addon = fixture.use_addon(self, 'tacker')
