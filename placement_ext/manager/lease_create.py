@@ -277,7 +277,8 @@ def _request(index: int, res: dict) -> Request:
     if (res.get('resource_properties') or '').strip() not in ('', '[]'):
         raise exception.InvalidInput(
             field=f'reservations[{index}].resource_properties',
-            reason='host filters are not supported; leave it empty')
+            reason='host filters are Blazar\'s (extra capabilities); '
+                   'leave it empty here')
     return Request(capacity.Resources(res['vcpus'], res['memory_mb'],
                                        res['disk_gb']),
                     res['amount'], res['affinity'])

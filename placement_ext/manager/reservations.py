@@ -121,12 +121,20 @@ class Reservations:
 
     def heal(self, failed: Set[str], begin: datetime.datetime,
              end: datetime.datetime,
-             on_moved: Callable[[lease_obj.Lease], None] | None = None
-             ) -> dict[str, str]:
+             on_moved: Callable[[lease_obj.Lease], None] | None = None,
+             busy_hosts: Callable[[lease_obj.Lease], frozenset[str]]
+             | None = None) -> dict[str, str]:
         """Retire the failed hosts and move the slots held there during
         [begin, end); see :func:`placement_ext.manager.heal.heal`."""
         return heal.heal(self.database, self.leases, failed, begin, end,
-                            on_moved=on_moved or (lambda _lease: None))
+                         on_moved=on_moved or (lambda _lease: None),
+                         busy_hosts=busy_hosts or (lambda _lease: frozenset()))
+
+    def follow_reservable(self, reservable: dict[str, bool]
+                          ) -> tuple[list[str], list[str]]:
+        """Our hosts offered or withdrawn as the host service marks
+        them; see :func:`placement_ext.manager.heal.follow`."""
+        return heal.follow(self.database, reservable)
 
     # -- for a host service that runs the lease events itself ----------
 

@@ -156,8 +156,12 @@ class InstancePlugin(base.BasePlugin):
     def _recover(self) -> None:
         try:
             self._workflows().recover_interrupted_events()
+            # Blazar's monitor marks a recovered host reservable again
+            # without calling the plugins: offered again within a round
+            self._workflows().sync_hosts()
         except Exception:   # noqa: BLE001 - the next round retries
-            LOG.exception('Looking for interrupted lease events')
+            LOG.exception('Looking for interrupted lease events and '
+                          'recovered hosts')
 
     def _workflows(self) -> 'workflows.BlazarReservations':
         with self._lock:

@@ -38,6 +38,9 @@ def reservation_request(values: Mapping) -> dict:
 
     The CLI sends numbers as strings and affinity as ``True``/``False``/
     ``None`` strings; our schema says what is wrong with anything else.
+    Blazar's ``resource_properties`` are not part of it: they choose
+    among Blazar's hosts (:meth:`~placement_ext.adapters.blazar.
+    workflows.BlazarReservations.unmatched_hosts`).
     """
     request = {'resource_type': states.RESOURCE_TYPE_INSTANCE}
     for field in RESOURCE_FIELDS:
@@ -48,7 +51,6 @@ def reservation_request(values: Mapping) -> dict:
     affinity = values.get('affinity')
     request['affinity'] = affinity.strip() if isinstance(affinity, str) \
         else affinity
-    request['resource_properties'] = values.get('resource_properties') or ''
     return request
 
 

@@ -23,6 +23,7 @@ from placement_ext.adapters.blazar import translate
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.db import models
+from placement_ext.decision import host_properties
 from placement_ext.decision import lease_heal
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.manager import host_events
@@ -97,7 +98,8 @@ class BlazarReservations:
     # -- hosts ----------------------------------------------------------
 
     def sync_hosts(self) -> dict[str, object]:
-        """Enrol the hosts Blazar has and we lack, drop the ones it lost.
+        """Enrol the hosts Blazar has and we lack, drop the ones it lost,
+        offer or withdraw ours as Blazar marks them reservable or not.
 
         :returns: Blazar's computehost id by hypervisor hostname.
         """
@@ -115,6 +117,9 @@ class BlazarReservations:
             except exception.Conflict as exc:
                 LOG.warning('Host %(name)s left Blazar but stays ours: '
                             '%(why)s', {'name': name, 'why': exc})
+        self.workflows.follow_reservable(
+            {name: bool(h.get('reservable', True))
+             for name, h in theirs.items()})
         return {name: h['id'] for name, h in theirs.items()}
 
     def allocation_candidates(self, values: dict) -> list:
@@ -142,6 +147,36 @@ class BlazarReservations:
                             reservation_id=res['id']))
         return frozenset(busy - {None})
 
+    def unmatched_hosts(self, properties: str | None) -> frozenset[str]:
+        """Blazar's hosts that a reservation's ``resource_properties``
+        rule out (:mod:`placement_ext.decision.host_properties`): our
+        pick runs on the others.
+
+        :raises InvalidInput: the text is not Blazar's filter language,
+            or names a key no host has.
+        """
+        conditions = _conditions(properties)
+        if not conditions:
+            return frozenset()
+        records = [host_properties.HostRecord(
+            h['hypervisor_hostname'], dict(h), {
+                name: cap['capability_value'] for cap, name in
+                self.blazar_db.host_extra_capability_get_all_per_host(
+                    h['id'])}) for h in self.blazar_db.host_list()]
+        try:
+            matched = host_properties.matching(conditions, records)
+        except host_properties.Malformed as exc:
+            raise exception.InvalidInput(field=host_properties.FIELD,
+                                         reason=str(exc)) from None
+        return frozenset(r.name for r in records) - matched
+
+    def _busy_for(self, lease: lease_obj.Lease) -> frozenset[str]:
+        """Hosts a lease's reservation may not use: Blazar's host
+        leases over its period, those its properties rule out."""
+        return self.host_leases(lease.start_date, lease.end_date) | \
+            self.unmatched_hosts(self.rows.properties(lease.reservations[0]
+                                                      .id))
+
     def _reservable(self) -> set[str]:
         return {h.hypervisor_hostname
                 for h in host_obj.list_hosts(self.database) if h.reservable}
@@ -156,10 +191,12 @@ class BlazarReservations:
         """
         self.forget_orphans()
         blazar_ids = self.sync_hosts()
+        unmatched = self.unmatched_hosts(values.get('resource_properties'))
         lease = self.workflows.leases.create(
             translate.lease_body(reservation_id, values), project_id,
             user_id or '', [reservation_id],
-            self.host_leases(values['start_date'], values['end_date']))
+            self.host_leases(values['start_date'], values['end_date'])
+            | unmatched)
         try:
             return self.rows.record(lease.reservations[0], values,
                                     blazar_ids)
@@ -237,17 +274,27 @@ class BlazarReservations:
         lease = lease_obj.find(self.database, reservation_id)
         changes = translate.update_values(values)
         res = lease.reservations[0]
-        if all(getattr(res, k, getattr(lease, k, None)) == v
-               for k, v in changes.items()):
+        stored = self.rows.properties(res.id)
+        properties = values.get(host_properties.FIELD, stored)
+        refiltered = _conditions(properties) != _conditions(stored)
+        if refiltered and res.status in lease_obj.STARTED_RESERVATIONS:
+            raise exception.InvalidInput(
+                field=host_properties.FIELD, reason='a started reservation '
+                'keeps its hosts; only its amount and dates change')
+        if not refiltered and all(
+                getattr(res, k, getattr(lease, k, None)) == v
+                for k, v in changes.items()):
             return
         updated = self.workflows.leases.update(
             lease, changes, busy_hosts=self.host_leases(
                 changes.get('start_date', lease.start_date),
-                changes.get('end_date', lease.end_date)))
-        self._mirror(updated.reservations[0])
+                changes.get('end_date', lease.end_date))
+            | self.unmatched_hosts(properties))
+        self._mirror(updated.reservations[0], properties or '')
 
-    def _mirror(self, res: lease_obj.Reservation) -> None:
-        self.rows.update(res, self.sync_hosts())
+    def _mirror(self, res: lease_obj.Reservation,
+                properties: str | None = None) -> None:
+        self.rows.update(res, self.sync_hosts(), properties)
 
     def heal(self, failed_hosts: list, begin: datetime.datetime,
              end: datetime.datetime) -> dict:
@@ -261,7 +308,8 @@ class BlazarReservations:
         """
         outcomes = self.workflows.heal(
             {h['hypervisor_hostname'] for h in failed_hosts}, begin, end,
-            on_moved=lambda lease: self._mirror(lease.reservations[0]))
+            on_moved=lambda lease: self._mirror(lease.reservations[0]),
+            busy_hosts=self._busy_for)
         return {res_id: {_HEAL_FLAGS[result]: True}
                 for res_id, result in outcomes.items()}
 
@@ -293,3 +341,12 @@ class BlazarReservations:
         """
         return self.workflows.recover_interrupted(
             self.events, self.clock() - self.stale_after)
+
+
+def _conditions(properties: str | None
+                ) -> tuple[host_properties.Condition, ...]:
+    try:
+        return host_properties.parse(properties)
+    except host_properties.Malformed as exc:
+        raise exception.InvalidInput(field=host_properties.FIELD,
+                                     reason=str(exc)) from None

@@ -49,8 +49,8 @@ class TestValues(testtools.TestCase):
              'end_date': '2030-01-01T12:00:00',
              'reservations': [{'resource_type': 'virtual:instance',
                                'amount': 6, 'vcpus': 1, 'memory_mb': 512,
-                               'disk_gb': 0, 'affinity': 'None',
-                               'resource_properties': ''}]}, body)
+                               'disk_gb': 0, 'affinity': 'None'}]},
+            body)
         lease = schema.validate_lease(body, START)
         self.assertIsNone(lease['reservations'][0]['affinity'])
 

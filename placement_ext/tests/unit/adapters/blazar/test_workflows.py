@@ -80,6 +80,7 @@ class FakeLeases:
 
     def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
         self.calls.append(('update', changes, moves))
+        self.busy = busy_hosts
         if isinstance(self.refuse_update, Exception):
             raise self.refuse_update
         res = lease.reservations[0]
@@ -190,11 +191,14 @@ class TestReserve(AdapterTestCase):
         self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
                          sorted(self.adapter.allocation_candidates({})))
 
-    def test_host_gone_from_blazar_leaves_ours(self):
+    def test_hosts_follow_blazars_reservable_flag(self):
         self.adapter.sync_hosts()
-        self.blazar.hosts.remove(self.h2)
+        self.h1['reservable'] = False      # Blazar's monitor: failed
         self.adapter.sync_hosts()
-        self.assertEqual(['cn2'], self.hosts.deleted)
+        self.assertFalse(host_obj.find(self.db, 'cn1').reservable)
+        self.h1['reservable'] = True       # and recovered
+        self.adapter.sync_hosts()
+        self.assertTrue(host_obj.find(self.db, 'cn1').reservable)
 
     def test_host_with_slots_stays_ours(self):
         self.adapter.sync_hosts()
@@ -203,6 +207,75 @@ class TestReserve(AdapterTestCase):
         self.adapter.sync_hosts()
         self.assertIn('cn2', [h.hypervisor_hostname
                               for h in host_obj.list_hosts(self.db)])
+
+
+class TestResourceProperties(AdapterTestCase):
+    """Blazar's resource_properties choose among its hosts: the others
+    are passed to our pick as busy."""
+
+    GPU = '["==", "$gpu", "true"]'
+
+    def setUp(self):
+        super().setUp()
+        self.blazar.extra[self.h1['id']] = {'gpu': 'true'}
+
+    def reserve(self, properties=GPU):
+        return self.adapter.reserve(
+            RES, dict(VALUES, resource_properties=properties), 'p1', 'u1')
+
+    def test_hosts_without_the_capability_are_ruled_out(self):
+        resource_id = self.reserve()
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+        self.assertNotIn('resource_properties',
+                         self.leases.calls[0][1]['reservations'][0])
+        self.assertEqual(self.GPU, self.blazar.instance_reservation_get(
+            resource_id)['resource_properties'])
+
+    def test_malformed_or_unknown_names_the_field(self):
+        for text, words in (('gpu', 'not JSON'),
+                            ('["==", "$fpga", "1"]', "'fpga'")):
+            exc = self.assertRaises(exception.InvalidInput, self.reserve,
+                                    text)
+            self.assertIn('Invalid resource_properties', str(exc))
+            self.assertIn(words, str(exc))
+        self.assertEqual([], self.leases.calls)
+
+    def test_update_filters_again_and_records_the_text(self):
+        resource_id = self.reserve('')
+        self.assertEqual(frozenset(), self.leases.busy)
+        self.adapter.update(RES, {'resource_properties': self.GPU,
+                                  'start_date': START})
+        self.assertEqual(('update', {'start_date': START}, False),
+                         self.leases.calls[-1])
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+        self.assertEqual(self.GPU, self.blazar.instance_reservation_get(
+            resource_id)['resource_properties'])
+
+    def test_update_without_the_field_keeps_the_filter(self):
+        self.reserve()
+        self.adapter.update(RES, {'amount': '4'})
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+
+    def test_a_started_reservation_keeps_its_filter(self):
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        exc = self.assertRaises(exception.InvalidInput, self.adapter.update,
+                                RES, {'resource_properties': ''})
+        self.assertIn('resource_properties', str(exc))
+        self.adapter.update(RES, {'resource_properties': self.GPU,
+                                  'amount': '4'})
+        self.assertEqual('update', self.leases.calls[-1][0])
+
+    def test_healing_keeps_to_the_filter(self):
+        self.blazar.extra[self.h2['id']] = {'gpu': 'true'}
+        self.blazar.add_host('cn3', {'gpu': 'false'})
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        self.h1['reservable'] = False
+        self.adapter.heal([{'hypervisor_hostname': 'cn1'}], START,
+                          START + datetime.timedelta(days=1))
+        self.assertEqual(('update', {}, True), self.leases.calls[-1])
+        self.assertEqual(frozenset({'cn3'}), self.leases.busy)
 
 
 class TestStartEnd(AdapterTestCase):
@@ -379,6 +452,8 @@ class TestUpdateAndHeal(AdapterTestCase):
         self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
         failed = [{'hypervisor_hostname': 'cn1'}]
         end = START + datetime.timedelta(days=1)
+        # Blazar's monitor marks its hosts before it calls the plugins
+        self.h1['reservable'] = self.h2['reservable'] = False
         self.assertEqual({RES: {'resources_changed': True}},
                          self.adapter.heal(failed, START, end))
         self.assertEqual(('update', {}, True), self.leases.calls[-1])
