@@ -45,7 +45,7 @@ class TestHostRecovery(base.BlazarTestCase):
                       f'Blazar marks {host} reservable={value}', timeout=60)
 
     def manager_log(self):
-        return pathlib.Path(self.cloud_base(), 'logs',
+        return pathlib.Path(self.cloud_base(), 'log',
                             'blazar-manager.log').read_text()
 
     def test_a_recovered_host_is_offered_again(self):
