@@ -137,7 +137,8 @@ def conf_defaults(blazar_conf: object) -> dict[str, dict]:
     defaults = {group: {**service, 'valid_interfaces': [
         blazar_conf[group].endpoint_type]} for group in SERVICE_GROUPS}
     defaults['reservation'] = {
-        'freepool_aggregate': blazar_conf.nova.aggregate_freepool_name}
+        'freepool_aggregate': blazar_conf.nova.aggregate_freepool_name,
+        'cleaning_time': blazar_conf.cleaning_time}
     defaults['database'] = {
         'connection': database_url(blazar_conf.database.connection)}
     return defaults

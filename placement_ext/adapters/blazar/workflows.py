@@ -35,6 +35,8 @@ from placement_ext.objects import lease as lease_obj
 LOG = logging.getLogger(__name__)
 
 _HOST_RESOURCE_TYPE = 'physical:host'
+# the name of the lease a candidate pick is made for (never written)
+_CANDIDATES = 'allocation-candidates'
 # every manager looks for stale events this often
 RECOVERY_INTERVAL = 10
 # our heal outcomes as Blazar's reservation flags
@@ -66,11 +68,15 @@ class BlazarReservations:
 
     def __init__(self, workflows: reservations.Reservations,
                  blazar_db: object, stale_after: float = 600.0,
-                 clock: Callable[[], datetime.datetime] = models.utcnow
+                 clock: Callable[[], datetime.datetime] = models.utcnow,
+                 cleaning: datetime.timedelta = datetime.timedelta(0)
                  ) -> None:
         """:param stale_after: seconds without progress after which a
             Blazar start or end event left in progress is run again
-            (``[reservation] event_stale_after``, as for our events)."""
+            (``[reservation] event_stale_after``, as for our events).
+        :param cleaning: Blazar's ``cleaning_time``: host leases that
+            close to a reservation's period hold their hosts."""
+        self.cleaning = cleaning
         self.workflows = workflows
         self.database = workflows.database
         self.blazar_db = blazar_db
@@ -92,8 +98,10 @@ class BlazarReservations:
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
-        return cls(workflows, blazar_db,
-                   reservations.Settings.from_conf(conf).event_stale_after)
+        settings = reservations.Settings.from_conf(conf)
+        return cls(workflows, blazar_db, settings.event_stale_after,
+                   cleaning=datetime.timedelta(
+                       minutes=settings.cleaning_time))
 
     # -- hosts ----------------------------------------------------------
 
@@ -123,15 +131,43 @@ class BlazarReservations:
         return {name: h['id'] for name, h in theirs.items()}
 
     def allocation_candidates(self, values: dict) -> list:
-        """Blazar's ids of the hosts a new reservation may use (the
-        enforcement filters' input; the pick itself is made at reserve)."""
-        return [host_id for name, host_id in self.sync_hosts().items()
-                if name in self._reservable()]
+        """What Blazar's enforcement filters are shown, as its own
+        instance plugin gives it: Blazar's id of the host of each slot
+        our pick would make now (one id per slot), taking none. Blazar
+        asks before a lease create (``values``: the new reservation) and
+        before an update (``values``: the existing reservation, with its
+        ``id``, over the new dates; its own slots count as free).
+
+        :raises NoCapacity: it does not fit (Blazar refuses the lease
+            before its filters run, as with upstream's plugin).
+        """
+        blazar_ids = self.sync_hosts()
+        busy = self.host_leases(values['start_date'], values['end_date']) \
+            | self.unmatched_hosts(values.get(host_properties.FIELD))
+        lease = self._existing(values.get('id'))
+        if lease is not None:
+            slots = self.workflows.leases.preview(
+                translate.update_values(values), busy, lease)
+        else:
+            slots = self.workflows.leases.preview(
+                translate.lease_body(_CANDIDATES, values), busy)
+        return translate.slots_per_blazar_host(slots[0], blazar_ids)
+
+    def _existing(self, reservation_id: str | None
+                  ) -> lease_obj.Lease | None:
+        if not reservation_id:
+            return None
+        try:
+            return lease_obj.find(self.database, reservation_id)
+        except exception.NotFound:
+            return None
 
     def host_leases(self, start: datetime.datetime,
                     end: datetime.datetime) -> frozenset[str]:
         """Hosts that Blazar's ``physical:host`` reservations hold over
-        [start, end) (they leave the free pool only when they start)."""
+        [start, end) widened by ``cleaning_time`` (they leave the free
+        pool only when they start)."""
+        start, end = start - self.cleaning, end + self.cleaning
         names = {h['id']: h['hypervisor_hostname']
                  for h in self.blazar_db.host_list()}
         busy = set()

@@ -4,7 +4,6 @@ is disabled our plugin offers it to no new slot, and once Blazar marks
 it reservable again our plugin offers it again; blazar-manager's log
 says both."""
 
-import contextlib
 import pathlib
 
 from placement_ext.tests.functional.blazar import base
@@ -14,18 +13,6 @@ MONITOR = ('[physical:host]\nenable_polling_monitor = true\n'
 
 
 class TestHostRecovery(base.BlazarTestCase):
-
-    @contextlib.contextmanager
-    def polling_monitor(self):
-        override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
-                                'monitor.conf')
-        override.write_text(MONITOR)
-        try:
-            self.restart_manager()
-            yield
-        finally:
-            override.unlink()
-            self.restart_manager()
 
     def compute_service(self, host):
         (service,) = self.cloud.admin.compute.services(
@@ -50,7 +37,7 @@ class TestHostRecovery(base.BlazarTestCase):
 
     def test_a_recovered_host_is_offered_again(self):
         host, other = self.pool
-        with self.polling_monitor():
+        with self.manager_conf('monitor', MONITOR):
             self.set_enabled(host, False)
             self.addCleanup(self.set_enabled, host, True)
             self.blazar_reservable(host, False)

@@ -74,6 +74,22 @@ class FakeLeases:
                 reservations=[new])
         return lease_obj.get(self.db, lease_id)
 
+    def preview(self, body, busy_hosts=frozenset(), lease=None):
+        """Slots round-robin over the hosts not busy, in name order
+        (an update keeps its amount unless changed)."""
+        self.calls.append(('preview', body, lease and lease.id))
+        self.busy = busy_hosts
+        amount = body.get('amount', lease.reservations[0].amount) \
+            if lease else body['reservations'][0]['amount']
+        names = sorted(h.hypervisor_hostname
+                       for h in host_obj.list_hosts(self.db)
+                       if h.hypervisor_hostname not in busy_hosts)
+        slots = {}
+        for index in range(amount):
+            name = names[index % len(names)]
+            slots[name] = slots.get(name, 0) + 1
+        return [slots]
+
     def start(self, lease, progress=lambda: None):
         self.calls.append(('start', lease.id))
         progress()
@@ -176,6 +192,29 @@ class TestReserve(AdapterTestCase):
         self.reserve()
         self.assertEqual(frozenset({'cn1'}), self.leases.busy)
 
+    def test_host_leases_within_cleaning_time_are_busy(self):
+        adapter = workflows.BlazarReservations(
+            self.adapter.workflows, self.blazar,
+            cleaning=datetime.timedelta(minutes=30))
+        hour = datetime.timedelta(hours=1)
+        for lease_id, start, host in (
+                ('near', START - hour - datetime.timedelta(minutes=20),
+                 self.h1),
+                ('far', START + 2 * hour + datetime.timedelta(minutes=40),
+                 self.h2)):
+            self.blazar.leases[lease_id] = {
+                'id': lease_id, 'start_date': start, 'end_date': start + hour}
+            self.blazar.reservations.append({
+                'id': f'r-{lease_id}', 'lease_id': lease_id,
+                'resource_type': 'physical:host', 'status': 'pending'})
+            self.blazar.host_allocation_create({
+                'compute_host_id': host['id'],
+                'reservation_id': f'r-{lease_id}'})
+        self.assertEqual(frozenset({'cn1'}), adapter.host_leases(
+            START, START + 2 * hour))
+        self.assertEqual(frozenset(), self.adapter.host_leases(
+            START, START + 2 * hour))
+
     def test_a_lease_blazar_rolled_back_is_forgotten(self):
         self.reserve()
         # Blazar's rollback deletes its rows only
@@ -187,9 +226,31 @@ class TestReserve(AdapterTestCase):
                           lease_obj.list_leases(self.db)])
         self.assertIn('end', [c[0] for c in self.leases.calls])
 
-    def test_candidates_are_blazar_ids_of_reservable_hosts(self):
-        self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
-                         sorted(self.adapter.allocation_candidates({})))
+    def test_candidates_are_the_slots_of_our_pick(self):
+        # as upstream's plugin: one Blazar host id per slot
+        values = dict(VALUES, resource_properties='["==", "$gpu", "1"]')
+        self.blazar.extra[self.h2['id']] = {'gpu': '1'}
+        self.assertEqual([self.h2['id']] * 3,
+                         self.adapter.allocation_candidates(values))
+        self.assertEqual(frozenset({'cn1'}), self.leases.busy)
+        what, body, lease = self.leases.calls[-1]
+        self.assertEqual(('preview', None, 3),
+                         (what, lease, body['reservations'][0]['amount']))
+
+    def test_candidates_of_an_update_are_its_new_pick(self):
+        self.reserve()
+        lease = lease_obj.find(self.db, RES)
+        self.assertEqual(
+            sorted([self.h1['id'], self.h1['id'], self.h2['id']]),
+            sorted(self.adapter.allocation_candidates(dict(VALUES, id=RES))))
+        self.assertEqual(('preview', lease.id), (self.leases.calls[-1][0],
+                                                 self.leases.calls[-1][2]))
+
+    def test_host_gone_from_blazar_leaves_ours(self):
+        self.adapter.sync_hosts()
+        self.blazar.hosts.remove(self.h2)
+        self.adapter.sync_hosts()
+        self.assertEqual(['cn2'], self.hosts.deleted)
 
     def test_hosts_follow_blazars_reservable_flag(self):
         self.adapter.sync_hosts()
