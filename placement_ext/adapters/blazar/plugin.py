@@ -160,7 +160,7 @@ class InstancePlugin(base.BasePlugin):
             self._workflows().recover_interrupted_events()
             # Blazar's monitor marks a recovered host reservable again
             # without calling the plugins: offered again within a round
-            self._workflows().sync_hosts()
+            self._workflows().follow_monitor()
         except Exception:   # noqa: BLE001 - the next round retries
             LOG.exception('Looking for interrupted lease events and '
                           'recovered hosts')

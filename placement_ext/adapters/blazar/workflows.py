@@ -12,6 +12,7 @@ blazar.mirror`; Blazar's events for the recovery:
 
 import datetime
 from collections.abc import Callable
+from collections.abc import Iterable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -125,10 +126,19 @@ class BlazarReservations:
             except exception.Conflict as exc:
                 LOG.warning('Host %(name)s left Blazar but stays ours: '
                             '%(why)s', {'name': name, 'why': exc})
-        self.workflows.follow_reservable(
-            {name: bool(h.get('reservable', True))
-             for name, h in theirs.items()})
+        self.follow_monitor(theirs.values())
         return {name: h['id'] for name, h in theirs.items()}
+
+    def follow_monitor(self, blazar_hosts: Iterable[dict] | None = None
+                       ) -> None:
+        """Offer or withdraw our hosts as Blazar's monitor marks them
+        (its ``reservable`` flag; Blazar's hosts read unless given):
+        the monitor tells the plugins of a failure, not of a recovery."""
+        if blazar_hosts is None:
+            blazar_hosts = self.blazar_db.host_list()
+        self.workflows.follow_reservable(
+            {h['hypervisor_hostname']: bool(h.get('reservable', True))
+             for h in blazar_hosts})
 
     def allocation_candidates(self, values: dict) -> list:
         """What Blazar's enforcement filters are shown, as its own

@@ -258,7 +258,7 @@ class TestReserve(AdapterTestCase):
         self.adapter.sync_hosts()
         self.assertFalse(host_obj.find(self.db, 'cn1').reservable)
         self.h1['reservable'] = True       # and recovered
-        self.adapter.sync_hosts()
+        self.adapter.follow_monitor()      # the plugin's periodic round
         self.assertTrue(host_obj.find(self.db, 'cn1').reservable)
 
     def test_host_with_slots_stays_ours(self):
