@@ -37,6 +37,8 @@ class TestHostRecovery(base.BlazarTestCase):
 
     def test_a_recovered_host_is_offered_again(self):
         host, other = self.pool
+        # the log of earlier runs is kept: only what follows counts
+        start = len(self.manager_log())
         with self.manager_conf('monitor', MONITOR):
             self.set_enabled(host, False)
             self.addCleanup(self.set_enabled, host, True)
@@ -54,11 +56,14 @@ class TestHostRecovery(base.BlazarTestCase):
                     'h.id = a.compute_host_id WHERE a.reservation_id = :r',
                     r=lease['reservations'][0]['id'])})
             self._delete_leases()
+            self.assertIn(f'Host {host} failed', self.manager_log()[start:])
             self.set_enabled(host, True)
             self.blazar_reservable(host, True)
-            # offered again: four slots fit on the two hosts
+            # the plugin's periodic round offers it again, before any
+            # lease create looks
+            self.wait_for(lambda: f'Host {host} is reservable again' in
+                          self.manager_log()[start:], 'recovery logged',
+                          timeout=60)
+            # four slots fit on the two hosts again
             self.create_lease(base.cloud_fixture.unique_name('four'), 4,
                               days_ahead=1)
-            log = self.manager_log()
-            self.assertIn(f'Host {host} failed', log)
-            self.assertIn(f'Host {host} is reservable again', log)
