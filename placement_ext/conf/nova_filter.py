@@ -17,34 +17,35 @@ GROUP = cfg.OptGroup(
          'host lease pools and free pool, and where preemptible instances '
          'may run.')
 
+# BlazarFilter's own definitions (blazar-nova 10.0.0), word for word:
+# oslo.config accepts a second registration of an option only if it is
+# equal, and nova-scheduler may load ReservationFilter before BlazarFilter
+# (whose module registers them unguarded).
 _opts = [
-    cfg.StrOpt('aggregate_freepool_name', default='freepool',
-               help='Name of the aggregate of reservable hosts (the free '
-                    'pool): only reserved instances land there. An '
-                    'aggregate with the metadata placement_ext:freepool='
-                    'true is the free pool too, whatever its name.'),
-    cfg.BoolOpt('allow_preemptibles', default=False,
-                help='Let instances whose flavor has "blazar:preemptible" '
-                     'true run on the hosts of the preemptible aggregate '
-                     '(and only there), as BlazarFilter does.'),
-    cfg.StrOpt('preemptible_aggregate', default='freepool',
-               help='Name of the aggregate whose hosts take preemptible '
-                    'instances when allow_preemptibles is true.'),
-    cfg.StrOpt('blazar_owner', default='blazar:owner',
-               help="Aggregate metadata key naming a host lease pool's "
-                    'project.'),
-    cfg.StrOpt('blazar_az_prefix', default='blazar_',
-               help='Prefix of the availability zones of host lease pools '
-                    "(Blazar's [physical:host] blazar_az_prefix); zones "
-                    'starting with "blazar:" are host lease pools too, as '
-                    'for BlazarFilter.'),
+    cfg.StrOpt('aggregate_freepool_name',
+               default='freepool',
+               help='Name of the special aggregate where all hosts '
+                    'are candidate for physical host reservation'),
+    cfg.BoolOpt('allow_preemptibles',
+                default=False,
+                help='Whether to allow preemptible instances to be scheduled '
+                     'on hosts in the preemptible aggregate'),
+    cfg.StrOpt('preemptible_aggregate',
+               default='freepool',
+               help='Name of the aggregate where hosts can run preemptible '
+                    'instances'),
+    cfg.StrOpt('blazar_owner',
+               default='blazar:owner',
+               help='Aggregate metadata key for knowing owner project_id'),
+    cfg.StrOpt('blazar_az_prefix',
+               default='blazar_',
+               help='Prefix for Availability Zones created by Blazar'),
 ]
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Register the options, or keep BlazarFilter's: when both filters
-    are loaded in one nova-scheduler, blazar-nova registered the same
-    names (other help texts) first, and their values are the same."""
+    """Register the options, or keep BlazarFilter's (registered first
+    when both filters are loaded in one nova-scheduler)."""
     conf.register_group(GROUP)
     for opt in _opts:
         try:

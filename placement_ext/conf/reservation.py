@@ -17,6 +17,12 @@ _opts = [
                     'scheduler filter placement_ext.nova_filters.'
                     'reservation.ReservationFilter reads to keep '
                     'non-reserved instances off these hosts.'),
+    cfg.IntOpt('cleaning_time', default=0, min=0,
+               help='Minutes kept between two reservations\' slots on a '
+                    'host: a lease counts the slots held from this long '
+                    'before its start to this long after its end (Blazar\'s '
+                    '[DEFAULT] cleaning_time, whose value the Blazar '
+                    'plugin takes as the default).'),
     cfg.IntOpt('server_delete_timeout', default=600, min=1,
                help='Seconds to wait, when a lease ends, for its servers '
                     'to be deleted before the lease is left for the next '

@@ -90,6 +90,16 @@ _H = TypeVar('_H', bound=Held)
 View = tuple[dict[str, dict], dict[str, int], dict[str, int]]
 
 
+def widened(start: datetime.datetime, end: datetime.datetime,
+            cleaning: datetime.timedelta
+            ) -> tuple[datetime.datetime, datetime.datetime]:
+    """The period a decision for [start, end) counts the slots held in:
+    Blazar's ``cleaning_time`` on each side, as upstream widens a new
+    reservation's period before it looks for overlapping ones, so that
+    two reservations of one host are at least that far apart."""
+    return start - cleaning, end + cleaning
+
+
 def during(holdings: Iterable[_H], start: datetime.datetime,
            end: datetime.datetime, usages: Mapping[int, Usage]) -> list[_H]:
     """The holdings a decision for [start, end) counts: those that

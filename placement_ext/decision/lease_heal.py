@@ -12,6 +12,7 @@ owner sees no difference).
 import dataclasses
 import datetime
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Set
 
 CHANGED, MISSING = 'changed', 'missing'
@@ -32,6 +33,18 @@ def hosts_to_retire(reservable: Iterable[str],
                     failed: Set[str]) -> list[str]:
     """The reservable hosts that failed: no new slot goes there."""
     return sorted(set(reservable) & failed)
+
+
+def reservability_changes(ours: Mapping[str, bool],
+                          theirs: Mapping[str, bool]
+                          ) -> tuple[list[str], list[str]]:
+    """What follows a host service's monitor (Blazar's marks a failed
+    host non-reservable, and reservable again once it recovers): the
+    hosts of ours to withdraw and those to offer again. Hosts only one
+    side knows are left alone (enrolment handles them)."""
+    common = set(ours) & set(theirs)
+    return (sorted(n for n in common if ours[n] and not theirs[n]),
+            sorted(n for n in common if theirs[n] and not ours[n]))
 
 
 def is_hit(held: Held, failed: Set[str], begin: datetime.datetime,

@@ -9,6 +9,7 @@ failed hosts and translates the outcomes into Blazar's flags.
 
 import datetime
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Set
 
 from oslo_log import log as logging
@@ -27,13 +28,16 @@ LOG = logging.getLogger(__name__)
 def heal(database: db_api.Database, leases: leases.Leases,
          failed: Set[str], begin: datetime.datetime,
          end: datetime.datetime,
-         on_moved: Callable[[lease_obj.Lease], None] = lambda _lease: None
-         ) -> dict[str, str]:
+         on_moved: Callable[[lease_obj.Lease], None] = lambda _lease: None,
+         busy_hosts: Callable[[lease_obj.Lease], frozenset[str]]
+         = lambda _lease: frozenset()) -> dict[str, str]:
     """Retire the ``failed`` hosts (hypervisor hostnames), then pick new
     slots for each lease that holds some there during [begin, end).
 
     :param on_moved: called with each lease whose slots moved, at once
         (a host service mirrors the new slots).
+    :param busy_hosts: the hosts a lease's new slots may not use (a host
+        service's host leases, hosts its filters rule out).
     :returns: the outcome by reservation id (``lease_heal.CHANGED`` or
         ``MISSING``) of the reservations hit; one that moved before it
         started has none.
@@ -46,7 +50,7 @@ def heal(database: db_api.Database, leases: leases.Leases,
                if lease_heal.is_hit(held, failed, begin, end)]
         if not hit:
             continue
-        moved = _move(leases, lease, on_moved)
+        moved = _move(leases, lease, on_moved, busy_hosts(lease))
         for held in hit:
             result = lease_heal.outcome(held, moved)
             if result is not None:
@@ -60,13 +64,43 @@ def retire(database: db_api.Database, failed: Set[str]) -> None:
              for h in host_obj.list_hosts(database)}
     for name in lease_heal.hosts_to_retire(
             (n for n, h in hosts.items() if h.reservable), failed):
-        host_obj.set_reservable(database, hosts[name], False)
+        _withdraw(database, hosts[name])
+
+
+def follow(database: db_api.Database, reservable: Mapping[str, bool]
+           ) -> tuple[list[str], list[str]]:
+    """Offer or withdraw our hosts as the host service marks them
+    (``reservable``: its flag by hypervisor hostname). Blazar's monitor
+    marks a failed host non-reservable, and reservable again when it
+    recovers, without telling the plugins of the recovery: this is how
+    a recovered host is offered again.
+
+    :returns: the hosts withdrawn, the hosts offered again.
+    """
+    hosts = {h.hypervisor_hostname: h
+             for h in host_obj.list_hosts(database)}
+    withdrawn, offered = lease_heal.reservability_changes(
+        {n: h.reservable for n, h in hosts.items()}, reservable)
+    for name in withdrawn:
+        _withdraw(database, hosts[name])
+    for name in offered:
+        host_obj.set_reservable(database, hosts[name], True)
+        LOG.warning('Host %s is reservable again (recovered): offered to '
+                    'new slots', name)
+    return withdrawn, offered
+
+
+def _withdraw(database: db_api.Database, host: host_obj.Host) -> None:
+    host_obj.set_reservable(database, host, False)
+    LOG.warning('Host %s failed: no new slot goes there until it is '
+                'reservable again', host.hypervisor_hostname)
 
 
 def _move(leases: leases.Leases, lease: lease_obj.Lease,
-          on_moved: Callable[[lease_obj.Lease], None]) -> bool:
+          on_moved: Callable[[lease_obj.Lease], None],
+          busy_hosts: frozenset[str]) -> bool:
     try:
-        moved = leases.update(lease, {}, moves=True)
+        moved = leases.update(lease, {}, moves=True, busy_hosts=busy_hosts)
     except exception.NoCapacity as exc:
         LOG.warning('Lease %(id)s (reservations %(res)s) cannot be '
                     'honoured any more: %(why)s',

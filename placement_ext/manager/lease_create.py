@@ -89,8 +89,11 @@ class Creation:
     """Decides and writes a new lease's slots (see the module)."""
 
     def __init__(self, database: db_api.Database, hosts: hosts.Hosts,
-                 views: inputs.HostViews, holdings: inputs.Holdings) -> None:
+                 views: inputs.HostViews, holdings: inputs.Holdings,
+                 cleaning: datetime.timedelta = datetime.timedelta(0)
+                 ) -> None:
         self.database = database
+        self.cleaning = cleaning
         self.hosts = hosts
         self.views = views
         self.holdings = holdings
@@ -162,6 +165,29 @@ class Creation:
                     stale.hosts, {h.id: h for h in seen.hosts}, usages)
         raise exception.Conflict(reason='no decision was reached; try again')
 
+    def preview(self, values: dict, requests: list[Request],
+                busy_hosts: frozenset[str]) -> list[dict[str, int]]:
+        """The slots by hypervisor hostname that :meth:`decide` would
+        pick now for each request, taking none (what Blazar's
+        enforcement filters are shown before the lease is made).
+
+        :raises NoCapacity: a request does not fit.
+        """
+        seen = self.views.kept(self.hosts.freepool_uuid())
+        hosts = [h for h in seen.hosts
+                 if h.hypervisor_hostname not in busy_hosts]
+        start, end = values['start_date'], values['end_date']
+        window = held_slots.widened(start, end, self.cleaning)
+        held = held_slots.during(self.holdings.current(), *window,
+                                 seen.usages)
+        out = []
+        for index, req in enumerate(requests):
+            res = pick(self.views, index, req, hosts, seen.usages, held,
+                       *window)
+            held += _holdings_of(res, start, end)
+            out.append(by_name(res, hosts))
+        return out
+
     def _reserve(self, values: dict, requests: list[Request],
                  candidates: list[host_obj.Host], usages: inputs.Usages,
                  project_id: str, user_id: str,
@@ -181,11 +207,12 @@ class Creation:
                 reservable = host_obj.lock_reservable(self.database)
                 hosts = [h for h in candidates if h.id in reservable]
             every = self.holdings.current()
-            held = held_slots.during(every, start, end, usages)
+            window = held_slots.widened(start, end, self.cleaning)
+            held = held_slots.during(every, *window, usages)
             new = []
             for index, req in enumerate(requests):
-                res = pick(self.views, index, req, hosts, usages, held, start,
-                                 end)
+                res = pick(self.views, index, req, hosts, usages, held,
+                           *window)
                 if reservation_ids:
                     res = dataclasses.replace(res, id=reservation_ids[index])
                 new.append(res)
@@ -264,6 +291,13 @@ def pick(views: inputs.HostViews, index: int, req: Request,
 
 
 
+def by_name(res: lease_obj.NewReservation,
+            hosts: list[host_obj.Host]) -> dict[str, int]:
+    """A picked reservation's slots by hypervisor hostname."""
+    names = {h.id: h.hypervisor_hostname for h in hosts}
+    return {names[host_id]: n for host_id, n in res.slots.items()}
+
+
 def starts_too_early(start: datetime.datetime,
                      now: datetime.datetime) -> bool:
     """Whether ``start`` is past even the grace before the current
@@ -277,7 +311,8 @@ def _request(index: int, res: dict) -> Request:
     if (res.get('resource_properties') or '').strip() not in ('', '[]'):
         raise exception.InvalidInput(
             field=f'reservations[{index}].resource_properties',
-            reason='host filters are not supported; leave it empty')
+            reason='host filters are Blazar\'s (extra capabilities); '
+                   'leave it empty here')
     return Request(capacity.Resources(res['vcpus'], res['memory_mb'],
                                        res['disk_gb']),
                     res['amount'], res['affinity'])

@@ -12,6 +12,7 @@ import datetime
 from placement_ext import exception
 from placement_ext.db import api as db_api
 from placement_ext.decision import capacity
+from placement_ext.decision import held_slots
 from placement_ext.decision import host_pickup
 from placement_ext.drivers import protocols
 from placement_ext.manager import capacity_inputs as inputs
@@ -33,6 +34,8 @@ class Update:
     views: inputs.HostViews
     provisioning: lease_provision.Provisioning
     teardown: lease_teardown.Teardown
+    # kept free between two reservations' slots on a host
+    cleaning: datetime.timedelta = datetime.timedelta(0)
 
     def update(self, lease: lease_obj.Lease, values: dict,
                moves: bool = False,
@@ -52,14 +55,7 @@ class Update:
         :raises NoCapacity: the new request does not fit; says why.
         """
         (res,) = lease.reservations
-        start = values.get('start_date', lease.start_date)
-        end = values.get('end_date', lease.end_date)
-        req = lease_create.Request(capacity.Resources(
-            values.get('vcpus', res.vcpus),
-            values.get('memory_mb', res.memory_mb),
-            values.get('disk_gb', res.disk_gb)),
-            values.get('amount', res.amount),
-            values.get('affinity', res.affinity))
+        start, end, req = changed_request(lease, values)
         started = res.status in lease_obj.STARTED_RESERVATIONS
         resized = req.resources.as_tuple() != (res.vcpus, res.memory_mb,
                                                res.disk_gb)
@@ -80,6 +76,26 @@ class Update:
         return lease_obj.get(self.database, lease.id)   # with its group
 
 
+    def preview(self, lease: lease_obj.Lease, values: dict,
+                busy_hosts: frozenset[str] = frozenset()) -> dict[str, int]:
+        """The slots by hypervisor hostname that :meth:`update` would
+        give the lease's reservation now, taking none (what Blazar's
+        enforcement filters are shown).
+
+        :raises NoCapacity: the new request does not fit.
+        """
+        (res,) = lease.reservations
+        start, end, req = changed_request(lease, values)
+        seen = self.views.current(self.hosts.freepool_uuid())
+        window = held_slots.widened(start, end, self.cleaning)
+        hosts = [h for h in seen.hosts
+                 if h.hypervisor_hostname not in busy_hosts]
+        new = lease_create.pick(
+            self.views, 0, req, hosts, seen.usages,
+            lease_obj.holdings(self.database, None, window), *window,
+            updated=res)
+        return lease_create.by_name(new, hosts)
+
     def _repick(self, lease: lease_obj.Lease, req: lease_create.Request,
                 seen: inputs.Current,
                 period: tuple[datetime.datetime, datetime.datetime],
@@ -93,9 +109,10 @@ class Update:
             reservable = host_obj.lock_reservable(self.database)
             hosts = [h for h in seen.hosts if h.id in reservable
                      and h.hypervisor_hostname not in busy_hosts]
-            held = lease_obj.holdings(self.database, None, (start, end))
+            window = held_slots.widened(start, end, self.cleaning)
+            held = lease_obj.holdings(self.database, None, window)
             new = lease_create.pick(self.views, 0, req, hosts,
-                                    seen.usages, held, start, end,
+                                    seen.usages, held, *window,
                                     updated=res)
             changes = host_pickup.allocation_changes(
                 res.slots_by_host, tuple(sorted(
@@ -126,3 +143,19 @@ class Update:
                 self.teardown.drop_inventory(host, res.resource_class,
                                              lease_provision.no_progress)
 
+
+
+def changed_request(lease: lease_obj.Lease, values: dict
+                    ) -> tuple[datetime.datetime, datetime.datetime,
+                               lease_create.Request]:
+    """The period and request of ``lease``'s reservation with
+    ``values`` (as :meth:`Update.update` takes them) applied."""
+    (res,) = lease.reservations
+    return (values.get('start_date', lease.start_date),
+            values.get('end_date', lease.end_date),
+            lease_create.Request(capacity.Resources(
+                values.get('vcpus', res.vcpus),
+                values.get('memory_mb', res.memory_mb),
+                values.get('disk_gb', res.disk_gb)),
+                values.get('amount', res.amount),
+                values.get('affinity', res.affinity)))

@@ -49,7 +49,11 @@ class Leases:
                  placement: reservation_reads.ReservationPlacement,
                  hosts: hosts.Hosts, timeouts: Timeouts | None = None,
                  clock: Callable[[], datetime.datetime] = models.utcnow,
-                 group_nova: GroupNova | None = None) -> None:
+                 group_nova: GroupNova | None = None,
+                 cleaning: datetime.timedelta = datetime.timedelta(0)
+                 ) -> None:
+        """:param cleaning: kept free between two reservations' slots
+            on a host (``[reservation] cleaning_time``)."""
         self.database = database
         self.clock = clock
         self.views = inputs.HostViews(placement, database)
@@ -59,10 +63,10 @@ class Leases:
         self.teardown = lease_teardown.Teardown(database, nova, placement,
                                              timeouts or Timeouts())
         self.creation = lease_create.Creation(database, hosts, self.views,
-                                              self.holdings)
+                                              self.holdings, cleaning)
         self.updates = lease_update.Update(database, nova, hosts,
                                            self.views, self.provisioning,
-                                           self.teardown)
+                                           self.teardown, cleaning)
 
     def create(self, body: dict, project_id: str, user_id: str,
                reservation_ids: list[str] | None = None,
@@ -89,6 +93,21 @@ class Leases:
                  {'id': lease.id, 'name': lease.name, 'project': project_id,
                   'slots': [r.slots_by_host for r in lease.reservations]})
         return lease
+
+    def preview(self, body: dict, busy_hosts: frozenset[str] = frozenset(),
+                lease: lease_obj.Lease | None = None) -> list[dict[str, int]]:
+        """The slots by hypervisor hostname, one mapping per reservation,
+        that a create of ``body`` (or, given ``lease``, an update of it
+        with ``body``'s changes, as :meth:`update` takes them) would
+        pick now; nothing is taken.
+
+        :raises InvalidInput: a bad body.
+        :raises NoCapacity: it does not fit.
+        """
+        if lease is not None:
+            return [self.updates.preview(lease, body, busy_hosts)]
+        values, requests = lease_create.validate(body, self.clock())
+        return self.creation.preview(values, requests, busy_hosts)
 
     def update(self, lease: lease_obj.Lease, values: dict,
                moves: bool = False,

@@ -51,6 +51,7 @@ class Settings:
     """The ``[reservation]`` options the workflows use."""
 
     freepool: str = 'placement_ext_freepool'
+    cleaning_time: int = 0          # minutes
     server_delete_timeout: float = 600.0
     server_poll_interval: float = 2.0
     event_stale_after: float = 600.0
@@ -61,6 +62,7 @@ class Settings:
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'Settings':
         opts = conf.reservation
         return cls(freepool=opts.freepool_aggregate,
+                   cleaning_time=opts.cleaning_time,
                    server_delete_timeout=opts.server_delete_timeout,
                    server_poll_interval=opts.server_poll_interval,
                    event_stale_after=opts.event_stale_after,
@@ -89,7 +91,8 @@ class Reservations:
             database, nova, self.placement, self.hosts,
             leases.Timeouts(settings.server_delete_timeout,
                                settings.server_poll_interval), clock,
-            group_nova)
+            group_nova,
+            datetime.timedelta(minutes=settings.cleaning_time))
         self.events = events.EventRunner(database, self.leases,
                                          settings.event_stale_after, clock)
         self.reconciler = reconcile.Reconciler(
@@ -121,12 +124,20 @@ class Reservations:
 
     def heal(self, failed: Set[str], begin: datetime.datetime,
              end: datetime.datetime,
-             on_moved: Callable[[lease_obj.Lease], None] | None = None
-             ) -> dict[str, str]:
+             on_moved: Callable[[lease_obj.Lease], None] | None = None,
+             busy_hosts: Callable[[lease_obj.Lease], frozenset[str]]
+             | None = None) -> dict[str, str]:
         """Retire the failed hosts and move the slots held there during
         [begin, end); see :func:`placement_ext.manager.heal.heal`."""
         return heal.heal(self.database, self.leases, failed, begin, end,
-                            on_moved=on_moved or (lambda _lease: None))
+                         on_moved=on_moved or (lambda _lease: None),
+                         busy_hosts=busy_hosts or (lambda _lease: frozenset()))
+
+    def follow_reservable(self, reservable: dict[str, bool]
+                          ) -> tuple[list[str], list[str]]:
+        """Our hosts offered or withdrawn as the host service marks
+        them; see :func:`placement_ext.manager.heal.follow`."""
+        return heal.follow(self.database, reservable)
 
     # -- for a host service that runs the lease events itself ----------
 

@@ -50,15 +50,28 @@ class BlazarRows:
             self.blazar_db.host_allocation_destroy(alloc['id'])
 
     def update(self, res: lease_obj.Reservation,
-               blazar_ids: dict[str, object]) -> None:
+               blazar_ids: dict[str, object],
+               properties: str | None = None) -> None:
         """A changed reservation (update, heal): its size, amount,
-        affinity, group and slots."""
+        affinity, group and slots, and its ``resource_properties`` when
+        given."""
         row = self.blazar_db.reservation_get(res.id)
-        self.blazar_db.instance_reservation_update(row['resource_id'], {
+        values = {
             'vcpus': res.vcpus, 'memory_mb': res.memory_mb,
             'disk_gb': res.disk_gb, 'amount': res.amount,
-            'affinity': res.affinity, 'server_group_id': res.server_group_id})
+            'affinity': res.affinity, 'server_group_id': res.server_group_id}
+        if properties is not None:
+            values['resource_properties'] = properties
+        self.blazar_db.instance_reservation_update(row['resource_id'], values)
         self.write_allocations(res, blazar_ids)
+
+    def properties(self, reservation_id: str) -> str:
+        """The reservation's ``resource_properties`` as Blazar keeps
+        them ('' for none, or no row)."""
+        row = self.blazar_db.reservation_get(reservation_id)
+        instance = row and self.blazar_db.instance_reservation_get(
+            row['resource_id'])
+        return (instance or {}).get('resource_properties') or ''
 
     def update_group(self, res: lease_obj.Reservation) -> None:
         row = self.blazar_db.reservation_get(res.id)

@@ -14,12 +14,14 @@ removed by our code: slot-by-slot capacity, hosts locked while picking
 (no overbooking between leases), any affinity, idempotent start and end.
 
 Blazar's own tables are filled for its API and its other plugins:
-``instance_reservations`` (flavor_id; no aggregate or server group, which
-our Placement-based reservations do not need) and one
-``computehost_allocations`` row per slot, so ``physical:host`` leases
-see these hosts as taken. Our tables (Blazar's names, other columns)
-live in their own database, ``<blazar database>_placement_ext`` by
-default (``doc/source/blazar.rst``).
+``instance_reservations`` (flavor_id, resource_properties, and the
+server group of a reservation with an affinity policy, as upstream; no
+per-reservation aggregate, which our Placement-based reservations do not
+need) and one ``computehost_allocations`` row per slot, so
+``physical:host`` leases see these hosts as taken. Our tables (Blazar's
+names, other columns) live in their own database,
+``<blazar database>_placement_ext`` by default
+(``doc/source/blazar.rst``).
 
 This module imports blazar and runs only inside blazar-manager, of a
 release :mod:`~placement_ext.adapters.blazar.compat` supports.
@@ -156,8 +158,12 @@ class InstancePlugin(base.BasePlugin):
     def _recover(self) -> None:
         try:
             self._workflows().recover_interrupted_events()
+            # Blazar's monitor marks a recovered host reservable again
+            # without calling the plugins: offered again within a round
+            self._workflows().follow_monitor()
         except Exception:   # noqa: BLE001 - the next round retries
-            LOG.exception('Looking for interrupted lease events')
+            LOG.exception('Looking for interrupted lease events and '
+                          'recovered hosts')
 
     def _workflows(self) -> 'workflows.BlazarReservations':
         with self._lock:
@@ -174,7 +180,13 @@ class InstancePlugin(base.BasePlugin):
     # -- BasePlugin ----------------------------------------------------------
 
     def get(self, resource_id: object) -> dict | None:
-        return blazar_db.host_get(resource_id)
+        """The host with its extra capabilities, as upstream's plugin
+        gives the enforcement filters."""
+        host = blazar_db.host_get(resource_id)
+        extra = {name: cap['capability_value'] for cap, name in
+                 blazar_db.host_extra_capability_get_all_per_host(
+                     resource_id)}
+        return {**host, **extra} if host is not None and extra else host
 
     def allocation_candidates(self, values: dict) -> list:
         return self._call('allocation_candidates', values)

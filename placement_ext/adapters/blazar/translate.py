@@ -38,6 +38,9 @@ def reservation_request(values: Mapping) -> dict:
 
     The CLI sends numbers as strings and affinity as ``True``/``False``/
     ``None`` strings; our schema says what is wrong with anything else.
+    Blazar's ``resource_properties`` are not part of it: they choose
+    among Blazar's hosts (:meth:`~placement_ext.adapters.blazar.
+    workflows.BlazarReservations.unmatched_hosts`).
     """
     request = {'resource_type': states.RESOURCE_TYPE_INSTANCE}
     for field in RESOURCE_FIELDS:
@@ -48,7 +51,6 @@ def reservation_request(values: Mapping) -> dict:
     affinity = values.get('affinity')
     request['affinity'] = affinity.strip() if isinstance(affinity, str) \
         else affinity
-    request['resource_properties'] = values.get('resource_properties') or ''
     return request
 
 
@@ -135,7 +137,8 @@ def conf_defaults(blazar_conf: object) -> dict[str, dict]:
     defaults = {group: {**service, 'valid_interfaces': [
         blazar_conf[group].endpoint_type]} for group in SERVICE_GROUPS}
     defaults['reservation'] = {
-        'freepool_aggregate': blazar_conf.nova.aggregate_freepool_name}
+        'freepool_aggregate': blazar_conf.nova.aggregate_freepool_name,
+        'cleaning_time': blazar_conf.cleaning_time}
     defaults['database'] = {
         'connection': database_url(blazar_conf.database.connection)}
     return defaults

@@ -12,6 +12,7 @@ blazar.mirror`; Blazar's events for the recovery:
 
 import datetime
 from collections.abc import Callable
+from collections.abc import Iterable
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -23,6 +24,7 @@ from placement_ext.adapters.blazar import translate
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 from placement_ext.db import models
+from placement_ext.decision import host_properties
 from placement_ext.decision import lease_heal
 from placement_ext.drivers import nova as nova_driver
 from placement_ext.manager import host_events
@@ -34,6 +36,8 @@ from placement_ext.objects import lease as lease_obj
 LOG = logging.getLogger(__name__)
 
 _HOST_RESOURCE_TYPE = 'physical:host'
+# the name of the lease a candidate pick is made for (never written)
+_CANDIDATES = 'allocation-candidates'
 # every manager looks for stale events this often
 RECOVERY_INTERVAL = 10
 # our heal outcomes as Blazar's reservation flags
@@ -65,11 +69,15 @@ class BlazarReservations:
 
     def __init__(self, workflows: reservations.Reservations,
                  blazar_db: object, stale_after: float = 600.0,
-                 clock: Callable[[], datetime.datetime] = models.utcnow
+                 clock: Callable[[], datetime.datetime] = models.utcnow,
+                 cleaning: datetime.timedelta = datetime.timedelta(0)
                  ) -> None:
         """:param stale_after: seconds without progress after which a
             Blazar start or end event left in progress is run again
-            (``[reservation] event_stale_after``, as for our events)."""
+            (``[reservation] event_stale_after``, as for our events).
+        :param cleaning: Blazar's ``cleaning_time``: host leases that
+            close to a reservation's period hold their hosts."""
+        self.cleaning = cleaning
         self.workflows = workflows
         self.database = workflows.database
         self.blazar_db = blazar_db
@@ -91,13 +99,16 @@ class BlazarReservations:
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
-        return cls(workflows, blazar_db,
-                   reservations.Settings.from_conf(conf).event_stale_after)
+        settings = reservations.Settings.from_conf(conf)
+        return cls(workflows, blazar_db, settings.event_stale_after,
+                   cleaning=datetime.timedelta(
+                       minutes=settings.cleaning_time))
 
     # -- hosts ----------------------------------------------------------
 
     def sync_hosts(self) -> dict[str, object]:
-        """Enrol the hosts Blazar has and we lack, drop the ones it lost.
+        """Enrol the hosts Blazar has and we lack, drop the ones it lost,
+        offer or withdraw ours as Blazar marks them reservable or not.
 
         :returns: Blazar's computehost id by hypervisor hostname.
         """
@@ -115,18 +126,58 @@ class BlazarReservations:
             except exception.Conflict as exc:
                 LOG.warning('Host %(name)s left Blazar but stays ours: '
                             '%(why)s', {'name': name, 'why': exc})
+        self.follow_monitor(theirs.values())
         return {name: h['id'] for name, h in theirs.items()}
 
+    def follow_monitor(self, blazar_hosts: Iterable[dict] | None = None
+                       ) -> None:
+        """Offer or withdraw our hosts as Blazar's monitor marks them
+        (its ``reservable`` flag; Blazar's hosts read unless given):
+        the monitor tells the plugins of a failure, not of a recovery."""
+        if blazar_hosts is None:
+            blazar_hosts = self.blazar_db.host_list()
+        self.workflows.follow_reservable(
+            {h['hypervisor_hostname']: bool(h.get('reservable', True))
+             for h in blazar_hosts})
+
     def allocation_candidates(self, values: dict) -> list:
-        """Blazar's ids of the hosts a new reservation may use (the
-        enforcement filters' input; the pick itself is made at reserve)."""
-        return [host_id for name, host_id in self.sync_hosts().items()
-                if name in self._reservable()]
+        """What Blazar's enforcement filters are shown, as its own
+        instance plugin gives it: Blazar's id of the host of each slot
+        our pick would make now (one id per slot), taking none. Blazar
+        asks before a lease create (``values``: the new reservation) and
+        before an update (``values``: the existing reservation, with its
+        ``id``, over the new dates; its own slots count as free).
+
+        :raises NoCapacity: it does not fit (Blazar refuses the lease
+            before its filters run, as with upstream's plugin).
+        """
+        blazar_ids = self.sync_hosts()
+        busy = self.host_leases(values['start_date'], values['end_date']) \
+            | self.unmatched_hosts(values.get(host_properties.FIELD))
+        lease = self._existing(values.get('id'))
+        if lease is not None:
+            slots = self.workflows.leases.preview(
+                translate.update_values(values), busy, lease)
+        else:
+            slots = self.workflows.leases.preview(
+                translate.lease_body(_CANDIDATES, values), busy)
+        return translate.slots_per_blazar_host(slots[0], blazar_ids)
+
+    def _existing(self, reservation_id: str | None
+                  ) -> lease_obj.Lease | None:
+        if not reservation_id:
+            return None
+        try:
+            return lease_obj.find(self.database, reservation_id)
+        except exception.NotFound:
+            return None
 
     def host_leases(self, start: datetime.datetime,
                     end: datetime.datetime) -> frozenset[str]:
         """Hosts that Blazar's ``physical:host`` reservations hold over
-        [start, end) (they leave the free pool only when they start)."""
+        [start, end) widened by ``cleaning_time`` (they leave the free
+        pool only when they start)."""
+        start, end = start - self.cleaning, end + self.cleaning
         names = {h['id']: h['hypervisor_hostname']
                  for h in self.blazar_db.host_list()}
         busy = set()
@@ -142,6 +193,36 @@ class BlazarReservations:
                             reservation_id=res['id']))
         return frozenset(busy - {None})
 
+    def unmatched_hosts(self, properties: str | None) -> frozenset[str]:
+        """Blazar's hosts that a reservation's ``resource_properties``
+        rule out (:mod:`placement_ext.decision.host_properties`): our
+        pick runs on the others.
+
+        :raises InvalidInput: the text is not Blazar's filter language,
+            or names a key no host has.
+        """
+        conditions = _conditions(properties)
+        if not conditions:
+            return frozenset()
+        records = [host_properties.HostRecord(
+            h['hypervisor_hostname'], dict(h), {
+                name: cap['capability_value'] for cap, name in
+                self.blazar_db.host_extra_capability_get_all_per_host(
+                    h['id'])}) for h in self.blazar_db.host_list()]
+        try:
+            matched = host_properties.matching(conditions, records)
+        except host_properties.Malformed as exc:
+            raise exception.InvalidInput(field=host_properties.FIELD,
+                                         reason=str(exc)) from None
+        return frozenset(r.name for r in records) - matched
+
+    def _busy_for(self, lease: lease_obj.Lease) -> frozenset[str]:
+        """Hosts a lease's reservation may not use: Blazar's host
+        leases over its period, those its properties rule out."""
+        return self.host_leases(lease.start_date, lease.end_date) | \
+            self.unmatched_hosts(self.rows.properties(lease.reservations[0]
+                                                      .id))
+
     def _reservable(self) -> set[str]:
         return {h.hypervisor_hostname
                 for h in host_obj.list_hosts(self.database) if h.reservable}
@@ -156,10 +237,12 @@ class BlazarReservations:
         """
         self.forget_orphans()
         blazar_ids = self.sync_hosts()
+        unmatched = self.unmatched_hosts(values.get('resource_properties'))
         lease = self.workflows.leases.create(
             translate.lease_body(reservation_id, values), project_id,
             user_id or '', [reservation_id],
-            self.host_leases(values['start_date'], values['end_date']))
+            self.host_leases(values['start_date'], values['end_date'])
+            | unmatched)
         try:
             return self.rows.record(lease.reservations[0], values,
                                     blazar_ids)
@@ -237,17 +320,27 @@ class BlazarReservations:
         lease = lease_obj.find(self.database, reservation_id)
         changes = translate.update_values(values)
         res = lease.reservations[0]
-        if all(getattr(res, k, getattr(lease, k, None)) == v
-               for k, v in changes.items()):
+        stored = self.rows.properties(res.id)
+        properties = values.get(host_properties.FIELD, stored)
+        refiltered = _conditions(properties) != _conditions(stored)
+        if refiltered and res.status in lease_obj.STARTED_RESERVATIONS:
+            raise exception.InvalidInput(
+                field=host_properties.FIELD, reason='a started reservation '
+                'keeps its hosts; only its amount and dates change')
+        if not refiltered and all(
+                getattr(res, k, getattr(lease, k, None)) == v
+                for k, v in changes.items()):
             return
         updated = self.workflows.leases.update(
             lease, changes, busy_hosts=self.host_leases(
                 changes.get('start_date', lease.start_date),
-                changes.get('end_date', lease.end_date)))
-        self._mirror(updated.reservations[0])
+                changes.get('end_date', lease.end_date))
+            | self.unmatched_hosts(properties))
+        self._mirror(updated.reservations[0], properties or '')
 
-    def _mirror(self, res: lease_obj.Reservation) -> None:
-        self.rows.update(res, self.sync_hosts())
+    def _mirror(self, res: lease_obj.Reservation,
+                properties: str | None = None) -> None:
+        self.rows.update(res, self.sync_hosts(), properties)
 
     def heal(self, failed_hosts: list, begin: datetime.datetime,
              end: datetime.datetime) -> dict:
@@ -261,7 +354,8 @@ class BlazarReservations:
         """
         outcomes = self.workflows.heal(
             {h['hypervisor_hostname'] for h in failed_hosts}, begin, end,
-            on_moved=lambda lease: self._mirror(lease.reservations[0]))
+            on_moved=lambda lease: self._mirror(lease.reservations[0]),
+            busy_hosts=self._busy_for)
         return {res_id: {_HEAL_FLAGS[result]: True}
                 for res_id, result in outcomes.items()}
 
@@ -293,3 +387,12 @@ class BlazarReservations:
         """
         return self.workflows.recover_interrupted(
             self.events, self.clock() - self.stale_after)
+
+
+def _conditions(properties: str | None
+                ) -> tuple[host_properties.Condition, ...]:
+    try:
+        return host_properties.parse(properties)
+    except host_properties.Malformed as exc:
+        raise exception.InvalidInput(field=host_properties.FIELD,
+                                     reason=str(exc)) from None

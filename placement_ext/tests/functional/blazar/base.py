@@ -195,13 +195,19 @@ class BlazarTestCase(testtools.TestCase):
         self.assertEqual(0, result.returncode, result.stderr)
         self.wait_for(self._manager_answers, 'blazar-manager answers')
 
-    @contextlib.contextmanager
     def manager_plugins(self, plugins):
         """blazar-manager with other ``[manager] plugins`` for a while
         (upstream's, to compare)."""
+        return self.manager_conf('upstream',
+                                 f'[manager]\nplugins = {plugins}\n')
+
+    @contextlib.contextmanager
+    def manager_conf(self, name, text):
+        """blazar-manager with ``text`` added to blazar.conf for a while
+        (a file of ``blazar.conf.d``)."""
         override = pathlib.Path(self.addon['etc'], 'blazar.conf.d',
-                                'upstream.conf')
-        override.write_text(f'[manager]\nplugins = {plugins}\n')
+                                f'{name}.conf')
+        override.write_text(text)
         try:
             self.restart_manager()
             yield

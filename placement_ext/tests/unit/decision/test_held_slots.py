@@ -32,6 +32,16 @@ def tree(capacities, usages=None, reserved=None):
                                  reservation_usages=reserved or {})
 
 
+
+class TestWidened(testtools.TestCase):
+
+    def test_cleaning_time_on_each_side(self):
+        start = datetime.datetime(2030, 1, 1, 10)
+        margin = datetime.timedelta(minutes=30)
+        self.assertEqual(
+            (start - margin, start + 2 * margin),
+            held_slots.widened(start, start + margin, margin))
+
 class TestDuring(testtools.TestCase):
 
     def test_overlapping_holdings_and_those_running_now(self):

@@ -27,6 +27,15 @@ class TestHostsToRetire(testtools.TestCase):
         self.assertEqual([], lease_heal.hosts_to_retire([], {'cn1'}))
 
 
+class TestReservabilityChanges(testtools.TestCase):
+
+    def test_withdraw_and_offer_again_on_common_hosts_only(self):
+        self.assertEqual(
+            (['cn1'], ['cn2']), lease_heal.reservability_changes(
+                {'cn1': True, 'cn2': False, 'cn3': True, 'ours': False},
+                {'cn1': False, 'cn2': True, 'cn3': True, 'theirs': True}))
+
+
 class TestIsHit(testtools.TestCase):
 
     def test_hosts(self):

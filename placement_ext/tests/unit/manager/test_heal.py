@@ -2,6 +2,7 @@
 
 import datetime
 
+import fixtures
 import testtools
 
 from placement_ext import exception
@@ -27,10 +28,11 @@ class FakeLeases:
         self.moved = []
         self.full = set()
 
-    def update(self, lease, changes, moves=False):
+    def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
         if lease.name in self.full:
             raise exception.NoCapacity(reason='full')
         self.moved.append((lease.name, changes, moves))
+        self.busy = busy_hosts
         return lease_obj.get(self.db, lease.id)
 
 
@@ -85,6 +87,23 @@ class TestHeal(testtools.TestCase):
                       for h in host_obj.list_hosts(self.db)}
         self.assertEqual({'cn1': False, 'cn2': False, 'cn3': True},
                          reservable)
+
+    def test_moves_avoid_the_busy_hosts_given(self):
+        self.lease('started', ['cn1'], started=True)
+        heal.heal(self.db, self.leases, {'cn1'}, T0, T0 + DAY,
+                  busy_hosts=lambda lease: frozenset({lease.name}))
+        self.assertEqual(frozenset({'started'}), self.leases.busy)
+
+    def test_follow_withdraws_and_offers_again_logged(self):
+        logs = self.useFixture(fixtures.FakeLogger())
+        self.assertEqual((['cn1'], []), heal.follow(
+            self.db, {'cn1': False, 'cn2': True, 'unknown': False}))
+        self.assertEqual(([], ['cn1']), heal.follow(
+            self.db, {'cn1': True, 'cn2': True}))
+        self.assertEqual(([], []), heal.follow(self.db, {'cn1': True}))
+        self.assertTrue(host_obj.find(self.db, 'cn1').reservable)
+        self.assertIn('Host cn1 failed', logs.output)
+        self.assertIn('Host cn1 is reservable again', logs.output)
 
     def test_no_failure_moves_nothing(self):
         self.lease('started', ['cn1'], started=True)

@@ -14,11 +14,18 @@ class FakeBlazarDB:
         self._ids = itertools.count(1)
         self.fail_allocation = None
         self.reservations = []          # dicts: id, lease_id, type, status
+        self.extra = {}                 # host id -> extra capabilities
 
-    def add_host(self, name):
-        host = {'id': str(next(self._ids)), 'hypervisor_hostname': name}
+    def add_host(self, name, extra=None, **fields):
+        host = {'id': str(next(self._ids)), 'hypervisor_hostname': name,
+                **fields}
         self.hosts.append(host)
+        self.extra[host['id']] = dict(extra or {})
         return host
+
+    def host_extra_capability_get_all_per_host(self, host_id):
+        return [({'capability_value': value}, name)
+                for name, value in self.extra.get(host_id, {}).items()]
 
     def host_list(self):
         return list(self.hosts)

@@ -107,6 +107,13 @@ class TestPlugin(testtools.TestCase):
         self.adapter.end.assert_called_once_with('ir-1')
         self.adapter.update.assert_called_once_with('r1', {'amount': 2})
 
+    def test_get_gives_the_extra_capabilities_as_upstream(self):
+        host = self.db.add_host('cn1', {'gpu': 'true'}, vcpus=4)
+        plain = self.db.add_host('cn2')
+        self.assertEqual(dict(host, gpu='true'), self.plugin.get(host['id']))
+        self.assertEqual(plain, self.plugin.get(plain['id']))
+        self.assertIsNone(self.plugin.get('nope'))
+
     def test_our_errors_become_blazars(self):
         cases = [
             (exception.NoCapacity(reason='not enough capacity for x'),

@@ -25,6 +25,7 @@ def blazar_conf(**defaults):
         'os_admin_user_domain_name': 'Default',
         'os_admin_project_domain_name': 'Default',
         'os_region_name': 'RegionOne', 'cafile': None, **defaults}.items()])
+    conf.register_opts([cfg.IntOpt('cleaning_time', default=15)])
     conf.register_opts([cfg.StrOpt('endpoint_type', default='internal'),
                         cfg.StrOpt('aggregate_freepool_name',
                                    default='freepool')], group='nova')
@@ -49,8 +50,8 @@ class TestValues(testtools.TestCase):
              'end_date': '2030-01-01T12:00:00',
              'reservations': [{'resource_type': 'virtual:instance',
                                'amount': 6, 'vcpus': 1, 'memory_mb': 512,
-                               'disk_gb': 0, 'affinity': 'None',
-                               'resource_properties': ''}]}, body)
+                               'disk_gb': 0, 'affinity': 'None'}]},
+            body)
         lease = schema.validate_lease(body, START)
         self.assertIsNone(lease['reservations'][0]['affinity'])
 
@@ -84,6 +85,7 @@ class TestConf(testtools.TestCase):
                           conf.placement.project_name))
         self.assertEqual(['internal'], conf.placement.valid_interfaces)
         self.assertEqual('freepool', conf.reservation.freepool_aggregate)
+        self.assertEqual(15, conf.reservation.cleaning_time)
         self.assertEqual('mysql+pymysql://u:p@db:3306/blazar_placement_ext',
                          conf.database.connection)
         # keystoneauth loads the password plugin from these (no request)

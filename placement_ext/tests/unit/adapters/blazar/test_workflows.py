@@ -74,12 +74,29 @@ class FakeLeases:
                 reservations=[new])
         return lease_obj.get(self.db, lease_id)
 
+    def preview(self, body, busy_hosts=frozenset(), lease=None):
+        """Slots round-robin over the hosts not busy, in name order
+        (an update keeps its amount unless changed)."""
+        self.calls.append(('preview', body, lease and lease.id))
+        self.busy = busy_hosts
+        amount = body.get('amount', lease.reservations[0].amount) \
+            if lease else body['reservations'][0]['amount']
+        names = sorted(h.hypervisor_hostname
+                       for h in host_obj.list_hosts(self.db)
+                       if h.hypervisor_hostname not in busy_hosts)
+        slots = {}
+        for index in range(amount):
+            name = names[index % len(names)]
+            slots[name] = slots.get(name, 0) + 1
+        return [slots]
+
     def start(self, lease, progress=lambda: None):
         self.calls.append(('start', lease.id))
         progress()
 
     def update(self, lease, changes, moves=False, busy_hosts=frozenset()):
         self.calls.append(('update', changes, moves))
+        self.busy = busy_hosts
         if isinstance(self.refuse_update, Exception):
             raise self.refuse_update
         res = lease.reservations[0]
@@ -175,6 +192,29 @@ class TestReserve(AdapterTestCase):
         self.reserve()
         self.assertEqual(frozenset({'cn1'}), self.leases.busy)
 
+    def test_host_leases_within_cleaning_time_are_busy(self):
+        adapter = workflows.BlazarReservations(
+            self.adapter.workflows, self.blazar,
+            cleaning=datetime.timedelta(minutes=30))
+        hour = datetime.timedelta(hours=1)
+        for lease_id, start, host in (
+                ('near', START - hour - datetime.timedelta(minutes=20),
+                 self.h1),
+                ('far', START + 2 * hour + datetime.timedelta(minutes=40),
+                 self.h2)):
+            self.blazar.leases[lease_id] = {
+                'id': lease_id, 'start_date': start, 'end_date': start + hour}
+            self.blazar.reservations.append({
+                'id': f'r-{lease_id}', 'lease_id': lease_id,
+                'resource_type': 'physical:host', 'status': 'pending'})
+            self.blazar.host_allocation_create({
+                'compute_host_id': host['id'],
+                'reservation_id': f'r-{lease_id}'})
+        self.assertEqual(frozenset({'cn1'}), adapter.host_leases(
+            START, START + 2 * hour))
+        self.assertEqual(frozenset(), self.adapter.host_leases(
+            START, START + 2 * hour))
+
     def test_a_lease_blazar_rolled_back_is_forgotten(self):
         self.reserve()
         # Blazar's rollback deletes its rows only
@@ -186,15 +226,40 @@ class TestReserve(AdapterTestCase):
                           lease_obj.list_leases(self.db)])
         self.assertIn('end', [c[0] for c in self.leases.calls])
 
-    def test_candidates_are_blazar_ids_of_reservable_hosts(self):
-        self.assertEqual(sorted([self.h1['id'], self.h2['id']]),
-                         sorted(self.adapter.allocation_candidates({})))
+    def test_candidates_are_the_slots_of_our_pick(self):
+        # as upstream's plugin: one Blazar host id per slot
+        values = dict(VALUES, resource_properties='["==", "$gpu", "1"]')
+        self.blazar.extra[self.h2['id']] = {'gpu': '1'}
+        self.assertEqual([self.h2['id']] * 3,
+                         self.adapter.allocation_candidates(values))
+        self.assertEqual(frozenset({'cn1'}), self.leases.busy)
+        what, body, lease = self.leases.calls[-1]
+        self.assertEqual(('preview', None, 3),
+                         (what, lease, body['reservations'][0]['amount']))
+
+    def test_candidates_of_an_update_are_its_new_pick(self):
+        self.reserve()
+        lease = lease_obj.find(self.db, RES)
+        self.assertEqual(
+            sorted([self.h1['id'], self.h1['id'], self.h2['id']]),
+            sorted(self.adapter.allocation_candidates(dict(VALUES, id=RES))))
+        self.assertEqual(('preview', lease.id), (self.leases.calls[-1][0],
+                                                 self.leases.calls[-1][2]))
 
     def test_host_gone_from_blazar_leaves_ours(self):
         self.adapter.sync_hosts()
         self.blazar.hosts.remove(self.h2)
         self.adapter.sync_hosts()
         self.assertEqual(['cn2'], self.hosts.deleted)
+
+    def test_hosts_follow_blazars_reservable_flag(self):
+        self.adapter.sync_hosts()
+        self.h1['reservable'] = False      # Blazar's monitor: failed
+        self.adapter.sync_hosts()
+        self.assertFalse(host_obj.find(self.db, 'cn1').reservable)
+        self.h1['reservable'] = True       # and recovered
+        self.adapter.follow_monitor()      # the plugin's periodic round
+        self.assertTrue(host_obj.find(self.db, 'cn1').reservable)
 
     def test_host_with_slots_stays_ours(self):
         self.adapter.sync_hosts()
@@ -203,6 +268,75 @@ class TestReserve(AdapterTestCase):
         self.adapter.sync_hosts()
         self.assertIn('cn2', [h.hypervisor_hostname
                               for h in host_obj.list_hosts(self.db)])
+
+
+class TestResourceProperties(AdapterTestCase):
+    """Blazar's resource_properties choose among its hosts: the others
+    are passed to our pick as busy."""
+
+    GPU = '["==", "$gpu", "true"]'
+
+    def setUp(self):
+        super().setUp()
+        self.blazar.extra[self.h1['id']] = {'gpu': 'true'}
+
+    def reserve(self, properties=GPU):
+        return self.adapter.reserve(
+            RES, dict(VALUES, resource_properties=properties), 'p1', 'u1')
+
+    def test_hosts_without_the_capability_are_ruled_out(self):
+        resource_id = self.reserve()
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+        self.assertNotIn('resource_properties',
+                         self.leases.calls[0][1]['reservations'][0])
+        self.assertEqual(self.GPU, self.blazar.instance_reservation_get(
+            resource_id)['resource_properties'])
+
+    def test_malformed_or_unknown_names_the_field(self):
+        for text, words in (('gpu', 'not JSON'),
+                            ('["==", "$fpga", "1"]', "'fpga'")):
+            exc = self.assertRaises(exception.InvalidInput, self.reserve,
+                                    text)
+            self.assertIn('Invalid resource_properties', str(exc))
+            self.assertIn(words, str(exc))
+        self.assertEqual([], self.leases.calls)
+
+    def test_update_filters_again_and_records_the_text(self):
+        resource_id = self.reserve('')
+        self.assertEqual(frozenset(), self.leases.busy)
+        self.adapter.update(RES, {'resource_properties': self.GPU,
+                                  'start_date': START})
+        self.assertEqual(('update', {'start_date': START}, False),
+                         self.leases.calls[-1])
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+        self.assertEqual(self.GPU, self.blazar.instance_reservation_get(
+            resource_id)['resource_properties'])
+
+    def test_update_without_the_field_keeps_the_filter(self):
+        self.reserve()
+        self.adapter.update(RES, {'amount': '4'})
+        self.assertEqual(frozenset({'cn2'}), self.leases.busy)
+
+    def test_a_started_reservation_keeps_its_filter(self):
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        exc = self.assertRaises(exception.InvalidInput, self.adapter.update,
+                                RES, {'resource_properties': ''})
+        self.assertIn('resource_properties', str(exc))
+        self.adapter.update(RES, {'resource_properties': self.GPU,
+                                  'amount': '4'})
+        self.assertEqual('update', self.leases.calls[-1][0])
+
+    def test_healing_keeps_to_the_filter(self):
+        self.blazar.extra[self.h2['id']] = {'gpu': 'true'}
+        self.blazar.add_host('cn3', {'gpu': 'false'})
+        self.reserve()
+        self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
+        self.h1['reservable'] = False
+        self.adapter.heal([{'hypervisor_hostname': 'cn1'}], START,
+                          START + datetime.timedelta(days=1))
+        self.assertEqual(('update', {}, True), self.leases.calls[-1])
+        self.assertEqual(frozenset({'cn3'}), self.leases.busy)
 
 
 class TestStartEnd(AdapterTestCase):
@@ -379,6 +513,8 @@ class TestUpdateAndHeal(AdapterTestCase):
         self.adapter.start(self.blazar.reservation_get(RES)['resource_id'])
         failed = [{'hypervisor_hostname': 'cn1'}]
         end = START + datetime.timedelta(days=1)
+        # Blazar's monitor marks its hosts before it calls the plugins
+        self.h1['reservable'] = self.h2['reservable'] = False
         self.assertEqual({RES: {'resources_changed': True}},
                          self.adapter.heal(failed, START, end))
         self.assertEqual(('update', {}, True), self.leases.calls[-1])
