@@ -20,6 +20,14 @@ our operation (its failed zones kept), and Tacker's own stack update then
 carries the zones ours ended with. Tacker's rollback or fail of the
 occurrence ends ours the same way, seen by a thread of the v2 conductor
 (:class:`ConductorV2`) every ``[placement_ext] lcm_sync_interval``.
+
+One module of about 500 lines, on purpose for now: Tacker's conductor
+looks these classes up by name in the module ``install()`` patches, and
+the runtime they share is built once per process; the start-up checks
+(:mod:`placement_ext.adapters.tacker.startup`), the request translation
+(``request.py``) and the VIM sessions (``vim.py``) are already apart.
+Splitting the LCM sync of :class:`ConductorV2` into a module of its own
+is the next cut.
 """
 
 import dataclasses
