@@ -223,10 +223,6 @@ class BlazarReservations:
             self.unmatched_hosts(self.rows.properties(lease.reservations[0]
                                                       .id))
 
-    def _reservable(self) -> set[str]:
-        return {h.hypervisor_hostname
-                for h in host_obj.list_hosts(self.database) if h.reservable}
-
     # -- reservations ---------------------------------------------------------
 
     def reserve(self, reservation_id: str, values: dict, project_id: str,
