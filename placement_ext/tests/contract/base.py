@@ -1,8 +1,21 @@
 """What the contract tests of both services share."""
 
+import tempfile
 import unittest
 
 from placement_ext.adapters import releases
+from placement_ext import conf as pe_conf
+
+
+def tacker_conf(**v2_vnfm: object) -> object:
+    """Our options read from a tacker.conf with ``v2_vnfm`` (read as at
+    start-up, so its checks run). Standard library only: the contract
+    tests run in the services' venvs, which have no test tools of ours."""
+    with tempfile.NamedTemporaryFile('w', suffix='.conf') as conf_file:
+        conf_file.write('[v2_vnfm]\n' + ''.join(
+            f'{name} = {value}\n' for name, value in v2_vnfm.items()))
+        conf_file.flush()
+        return pe_conf.new_conf(['--config-file', conf_file.name])
 
 
 class ContractTestCase(unittest.TestCase):

@@ -131,14 +131,13 @@ class TestTackerTls(_WithTacker):
         from tacker.sol_refactored.infra_drivers.openstack import nova_utils
 
         from placement_ext.adapters.tacker import vim as tacker_vim
-        from placement_ext.tests.unit.adapters import test_tacker_vim
 
         for name, value in settings.items():
             cfg.CONF.set_override(name, value, group='v2_vnfm')
             self.addCleanup(cfg.CONF.clear_override, name, group='v2_vnfm')
         vim = self._vim()
         ours = tacker_vim.Sessions(tacker_vim.Tls.from_conf(
-            test_tacker_vim._conf(**settings)))
+            base.tacker_conf(**settings)))
         return (heat_utils.HeatClient(vim).client,
                 nova_utils.NovaClient(vim).client, ours, vim)
 

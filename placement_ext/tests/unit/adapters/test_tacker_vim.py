@@ -4,6 +4,7 @@ import testtools
 
 from placement_ext import exception
 from placement_ext.adapters.tacker import vim
+from placement_ext.tests.contract import base
 
 INTERFACE = {'endpoint': 'http://keystone/v3'}
 ACCESS = {'username': 'nfv_user', 'password': 'p', 'project': 'nfv'}
@@ -40,31 +41,18 @@ class TestSharedSession(testtools.TestCase):
         self.assertIsNot(first, sessions.get(INTERFACE, ACCESS, 30))
 
 
-def _conf(**v2_vnfm):
-    """Our options read from a tacker.conf with ``v2_vnfm`` (read as
-    at start-up, so its checks run)."""
-    import tempfile
-
-    from placement_ext import conf as pe_conf
-    with tempfile.NamedTemporaryFile('w', suffix='.conf') as conf_file:
-        conf_file.write('[v2_vnfm]\n' + ''.join(
-            f'{name} = {value}\n' for name, value in v2_vnfm.items()))
-        conf_file.flush()
-        return pe_conf.new_conf(['--config-file', conf_file.name])
-
-
 class TestTls(testtools.TestCase):
     """[v2_vnfm]'s options as Tacker's Heat and Nova clients read them."""
 
     def test_tackers_defaults_verify_nothing(self):
-        sessions = vim.Sessions(vim.Tls.from_conf(_conf()))
+        sessions = vim.Sessions(vim.Tls.from_conf(base.tacker_conf()))
         self.assertFalse(sessions.get(INTERFACE, ACCESS, 30, vim.HEAT).verify)
         # Heat and Nova reached alike: one session, one token
         self.assertIs(sessions.get(INTERFACE, ACCESS, 30, vim.HEAT),
                       sessions.get(INTERFACE, ACCESS, 30, vim.NOVA))
 
     def test_a_ca_file_is_used_only_when_verifying(self):
-        tls = vim.Tls.from_conf(_conf(
+        tls = vim.Tls.from_conf(base.tacker_conf(
             heat_verify_cert=True, heat_ca_cert_file=__file__,
             nova_verify_cert=False, nova_ca_cert_file=__file__))
         sessions = vim.Sessions(tls)
@@ -74,7 +62,7 @@ class TestTls(testtools.TestCase):
             False, sessions.get(INTERFACE, ACCESS, 30, vim.NOVA).verify)
 
     def test_verifying_without_a_ca_file_uses_the_systems(self):
-        tls = vim.Tls.from_conf(_conf(nova_verify_cert=True))
+        tls = vim.Tls.from_conf(base.tacker_conf(nova_verify_cert=True))
         self.assertIs(True, tls.verify(vim.NOVA))
         self.assertIs(False, tls.verify(vim.HEAT))
 
@@ -87,12 +75,12 @@ class TestTls(testtools.TestCase):
 
     def test_a_missing_ca_file_is_refused_at_start_naming_the_option(self):
         error = self.assertRaises(
-            exception.InvalidInput, _conf, nova_verify_cert=True,
+            exception.InvalidInput, base.tacker_conf, nova_verify_cert=True,
             nova_ca_cert_file='/nonexistent/ca.pem')
         self.assertIn('[v2_vnfm] nova_ca_cert_file', str(error))
 
     def test_mtls_settings_as_tacker_reads_them(self):
-        tls = vim.Tls.from_conf(_conf(
+        tls = vim.Tls.from_conf(base.tacker_conf(
             use_oauth2_mtls_for_heat=True,
             heat_mtls_client_cert_file=__file__))
         self.assertEqual(vim.Mtls(True, __file__), tls.heat_mtls)
