@@ -4,9 +4,12 @@ Blazar's own plugins, before ``[manager] plugins`` names them again.
 ::
 
     placement-ext-blazar-handback --config-file /etc/blazar/blazar.conf
+    placement-ext-blazar-handback --config-file ... --check
 
-Run in blazar-manager's environment (Blazar and placement_ext
-installed), with blazar-manager stopped, on blazar.conf (and its
+``--check`` changes nothing (blazar-manager may run): it says which
+leases would be handed back (``ready``) and which kept, and why. Run
+in blazar-manager's environment (Blazar and placement_ext installed),
+with blazar-manager stopped, on blazar.conf (and its
 ``--config-dir``, if any): the command reads Blazar's database and our
 plugins' settings from it, as the plugins do. It prints one line per
 lease (:mod:`placement_ext.adapters.blazar.handback`): ``handed back``,
@@ -43,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     blazar_conf = instance_plugin.CONF
+    blazar_conf.register_cli_opt(cfg.BoolOpt(
+        'check', default=False,
+        help='Change nothing: say what would be handed back or kept.'))
     blazar_conf.register_opts(
         instance_plugin.plugin_opts(),
         group=instance_plugin.InstancePlugin.resource_type)
@@ -50,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         blazar_conf(argv, project='blazar', prog=PROG)
         outcomes = handback.HandBack(
             _workflows(blazar_conf), instance_plugin.blazar_db,
-            blazar_conf.nova.blazar_owner).run()
+            blazar_conf.nova.blazar_owner).run(check=blazar_conf.check)
     except (cfg.Error, exception.PlacementExtError) as exc:
         print(f'ERROR: {exc}', file=sys.stderr)
         return 1

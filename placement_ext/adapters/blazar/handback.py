@@ -47,6 +47,7 @@ from placement_ext.vocabulary import states
 LOG = logging.getLogger(__name__)
 
 HANDED_BACK = 'handed back'
+READY = 'ready'        # a check: would be handed back
 KEPT = 'kept'          # still ours: the reason says what to do
 WARNING = 'warning'    # upstream's already; the reason says what to know
 _HOST_RESOURCE_TYPE = 'physical:host'
@@ -87,8 +88,13 @@ class HandBack:
         self.rows = mirror.BlazarRows(blazar_db)
         self.owner_key = owner_key
 
-    def run(self) -> list[Outcome]:
-        """Hand back every lease of ours; check Blazar's host leases."""
+    def run(self, check: bool = False) -> list[Outcome]:
+        """Hand back every lease of ours; check Blazar's host leases.
+
+        :param check: change nothing; say what would be handed back
+            (:data:`READY`) or kept.
+        """
+        self.check = check
         hosts = {h['hypervisor_hostname']: h
                  for h in self.blazar_db.host_list()}
         outcomes = []
@@ -130,13 +136,18 @@ class HandBack:
             return outcome(KEPT, 'upstream\'s end would delete servers of '
                                  'its flavor that the lease did not admit: '
                                  + _servers(strangers))
-        try:
-            self._convert(res, row, blazar_lease['project_id'], hosts)
-        except exception.PlacementExtError as exc:
-            return outcome(KEPT, f'{exc} (run this again once fixed)')
-        self.workflows.hand_over(lease)
+        missing = sorted(set(res.slots_by_host) - set(hosts))
+        if missing:
+            return outcome(KEPT, f'Blazar no longer has its host '
+                                 f'{missing[0]}: end or delete the lease')
         started = row['status'] == states.RESERVATION_ACTIVE
-        return outcome(HANDED_BACK, (
+        if not self.check:
+            try:
+                self._convert(res, row, blazar_lease['project_id'], hosts)
+            except exception.PlacementExtError as exc:
+                return outcome(KEPT, f'{exc} (run this again once fixed)')
+            self.workflows.hand_over(lease)
+        return outcome(READY if self.check else HANDED_BACK, (
             f'{row["status"]}, {res.amount} slot(s) on '
             f'{", ".join(sorted(res.slots_by_host)) or "no host"}'
             + ('' if started else '; flavor access is granted at its '
@@ -155,9 +166,6 @@ class HandBack:
         aggregate = self.nova.ensure_aggregate(res.id, {
             'reservation': res.id, 'filter_tenant_id': project,
             self.owner_key: project, **extra})
-        missing = sorted(set(res.slots_by_host) - set(hosts))
-        if missing:
-            raise exception.NotFound(kind='Blazar host', id=missing[0])
         if row['status'] == states.RESERVATION_ACTIVE:
             for name in sorted(res.slots_by_host):
                 self.nova.add_host_to_aggregate(

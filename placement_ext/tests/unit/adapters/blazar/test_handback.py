@@ -188,3 +188,12 @@ class TestHandBack(testtools.TestCase):
                          (outcome.result, outcome.reservation))
         self.assertIn('srv-y (project p2)', outcome.detail)
         self.assertNotIn('mine', outcome.detail)
+
+    def test_check_changes_nothing(self):
+        self.lease()
+        outcome, = handback.HandBack(self.workflows, self.blazar).run(
+            check=True)
+        self.assertEqual(handback.READY, outcome.result, outcome)
+        self.assertEqual([], self.nova.calls)
+        self.assertIsNone(self.row['aggregate_id'])
+        self.assertEqual(1, len(lease_obj.list_leases(self.db)))
