@@ -47,10 +47,13 @@ from placement_ext.vocabulary import states
 LOG = logging.getLogger(__name__)
 
 HANDED_BACK = 'handed back'
-READY = 'ready'        # a check: would be handed back
+READY = 'ready'        # a check: would be handed back (or forgotten)
+FORGOTTEN = 'forgotten'   # Blazar rolled its lease back: ours removed
 KEPT = 'kept'          # still ours: the reason says what to do
 WARNING = 'warning'    # upstream's already; the reason says what to know
 _HOST_RESOURCE_TYPE = 'physical:host'
+_ROLLED_BACK = ('Blazar rolled its lease back: our pending lease, its '
+                'flavor and class are removed')
 # Blazar's instance reservation status for ours, by our status
 _STATUSES = {states.LEASE_PENDING: states.RESERVATION_PENDING,
              states.LEASE_ACTIVE: states.RESERVATION_ACTIVE}
@@ -98,6 +101,13 @@ class HandBack:
         hosts = {h['hypervisor_hostname']: h
                  for h in self.blazar_db.host_list()}
         outcomes = []
+        if not check:
+            # pending leases of ours Blazar rolled back: flavor, class
+            # and rows removed (as our plugin does at a lease create)
+            outcomes += [Outcome(lease_id, '-', FORGOTTEN, _ROLLED_BACK)
+                         for lease_id in self.workflows.forget_orphans(
+                             lambda res_id: self.blazar_db.reservation_get(
+                                 res_id) is not None)]
         for lease in lease_obj.list_leases(self.workflows.database):
             outcomes.append(self._lease(lease, hosts))
         outcomes.extend(self._host_leases(hosts))
@@ -114,11 +124,12 @@ class HandBack:
         res = lease.reservations[0]
         row = self.blazar_db.reservation_get(res.id)
         if row is None:
+            if self.check and lease.status == states.LEASE_PENDING:
+                return Outcome(lease.id, res.id, READY, _ROLLED_BACK)
             return Outcome(lease.id, res.id, KEPT,
-                           'Blazar has no such reservation (its lease was '
-                           'rolled back or deleted): restart blazar-manager '
-                           'with our plugins, which frees its slots, then '
-                           'run this again')
+                           f'Blazar has no such reservation, and ours is '
+                           f'{lease.status}: end it with "placement-ext '
+                           f'lease delete" on our database')
         blazar_lease = self.blazar_db.lease_get(row['lease_id'])
         outcome = lambda result, detail: Outcome(   # noqa: E731
             row['lease_id'], res.id, result, detail)

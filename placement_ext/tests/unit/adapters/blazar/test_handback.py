@@ -62,6 +62,15 @@ class FakeWorkflows:
         self.database = database
         self.nova = FakeNova()
         self.placement = FakePlacement()
+        self.forgotten = []
+
+    def forget_orphans(self, exists):
+        for lease in lease_obj.list_leases(self.database):
+            if lease.status == states.LEASE_PENDING and \
+                    not exists(lease.name):
+                lease_status.remove(self.database, lease.id)
+                self.forgotten.append(lease.id)
+        return list(self.forgotten)
 
     def hand_over(self, lease):
         lease_status.remove(self.database, lease.id)
@@ -166,13 +175,21 @@ class TestHandBack(testtools.TestCase):
         self.assertIn('our lease is PENDING, Blazar\'s reservation active',
                       outcome.detail)
 
-    def test_a_reservation_blazar_lacks_is_reported(self):
-        self.row['reservation_id'] = 'other'
+    def test_a_pending_lease_blazar_rolled_back_is_forgotten(self):
         self.blazar.reservation_get = lambda rid: None
-        self.lease()
+        lease_id = self.lease()
+        outcome, = self.run_handback()
+        self.assertEqual((handback.FORGOTTEN, lease_id),
+                         (outcome.result, outcome.lease))
+        self.assertEqual([lease_id], self.workflows.forgotten)
+
+    def test_an_active_lease_blazar_lacks_is_kept(self):
+        self.blazar.reservation_get = lambda rid: None
+        self.lease(states.LEASE_ACTIVE)
         outcome, = self.run_handback()
         self.assertEqual(handback.KEPT, outcome.result)
-        self.assertIn('Blazar has no such reservation', outcome.detail)
+        self.assertIn('Blazar has no such reservation, and ours is ACTIVE',
+                      outcome.detail)
 
     def test_host_lease_with_another_projects_server_is_a_warning(self):
         self.blazar.reservations.append(
