@@ -15,8 +15,10 @@ inventory or server group; the pending lease starts, takes a server and
 ends the same way. What stays: the ``blazar_<host>`` providers (upstream's
 host plugin owns them) and the free pool.
 
-Run on the newest release in ./run tests; ``tox -e functional-blazar15
--- test_swap_out`` runs it on the oldest (Blazar 15).
+The swap restarts blazar-manager and blazar-api twice each: a slow case
+(slow_cases.txt). The regular run has the cheap case: ``--check`` on live
+leases. ``tox -e functional-blazar15 -- test_swap_out`` runs both on the
+oldest release (Blazar 15).
 """
 
 import os
@@ -106,6 +108,37 @@ class TestSwapOut(base.BlazarTestCase):
                                 host_lease, on_host, leased_host, pending,
                                 bystander)
 
+    def test_check_names_what_upstreams_end_would_delete(self):
+        """The cheap case (regular run): ``--check`` on live leases of
+        ours changes nothing and keeps a lease whose flavor has a server
+        of another project."""
+        active = self.create_lease(cloud_fixture.unique_name('active'), 1)
+        pending = self.create_lease(cloud_fixture.unique_name('pending'), 1,
+                                    days_ahead=1)
+        self.lease_status(active['id'], 'ACTIVE')
+        res = self.admin.lease.get(active['id'])['reservations'][0]
+        # the admin project may boot with any flavor
+        stranger = self.cloud.wait_server(self.cloud.admin, self.boot(
+            res['flavor_id'], conn=self.cloud.admin))
+        self.addCleanup(self.cloud.admin.compute.delete_server, stranger,
+                        ignore_missing=True)
+        report = self.handback('--check')
+        self.assertEqual(1, report.returncode, report.stderr)
+        self.assertIn(f'lease {active["id"]} reservation {res["id"]}: kept: '
+                      f'upstream\'s end would delete servers of its flavor '
+                      f'that the lease did not admit: {stranger.id} '
+                      f'(project {stranger.project_id})', report.stdout)
+        self.assertIn(f'lease {pending["id"]} reservation '
+                      f'{pending["reservations"][0]["id"]}: ready: pending',
+                      report.stdout)
+        row, = self.blazar_sql(
+            'SELECT aggregate_id FROM instance_reservations WHERE '
+            'reservation_id = :r', r=res['id'])
+        self.assertEqual((None,), tuple(row))
+        # still ours: its end frees the slot once the stranger is gone
+        self.cloud.admin.compute.delete_server(stranger)
+        self.cloud.admin.compute.wait_for_delete(stranger, wait=base.TIMEOUT)
+
     def under_upstream(self, active_id, res, group, first, host_lease, on_host,
                        leased_host, pending, bystander):
         admin = self.cloud.admin
@@ -165,13 +198,13 @@ class TestSwapOut(base.BlazarTestCase):
             return False
         return True
 
-    def handback(self):
+    def handback(self, *options):
         etc = pathlib.Path(self.addon['etc'])
         return subprocess.run(
             [os.path.join(self.addon['venv'], 'bin',
                           'placement-ext-blazar-handback'),
              '--config-file', str(etc / 'blazar.conf'),
-             '--config-dir', str(etc / 'blazar.conf.d')],
+             '--config-dir', str(etc / 'blazar.conf.d'), *options],
             capture_output=True, text=True, timeout=base.TIMEOUT,
             check=False)
 
