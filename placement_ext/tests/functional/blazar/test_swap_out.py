@@ -28,9 +28,9 @@ import subprocess
 
 from placement_ext.tests.functional.blazar import base
 from placement_ext.tests.functional.blazar import test_isolation
+from placement_ext.tests.functional.blazar import test_plugin
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
-from placement_ext.vocabulary import reservation_names as names
 
 UPSTREAM = 'physical.host.plugin,virtual.instance.plugin'
 _borrowed = test_cloud.CloudReservationTestCase
@@ -39,9 +39,10 @@ _isolation = test_isolation.TestHostIsolation
 
 class TestSwapOut(base.BlazarTestCase):
 
-    boot = _borrowed.boot
     faults = _borrowed.faults
     hosts_of = _borrowed.hosts_of
+    end_now = _isolation.expire
+    _nothing_of_ours_left = test_plugin.TestBlazarPlugin.assert_nothing_left
     # Blazar's leased host leaves its named zone for the test
     # (test_isolation says why)
     _out_of_zone = _isolation._out_of_zone
@@ -118,10 +119,9 @@ class TestSwapOut(base.BlazarTestCase):
         self.lease_status(active['id'], 'ACTIVE')
         res = self.admin.lease.get(active['id'])['reservations'][0]
         # the admin project may boot with any flavor
-        stranger = self.cloud.wait_server(self.cloud.admin, self.boot(
-            res['flavor_id'], conn=self.cloud.admin))
-        self.addCleanup(self.cloud.admin.compute.delete_server, stranger,
-                        ignore_missing=True)
+        status, _host, stranger = self.server(self.cloud.admin,
+                                              res['flavor_id'])
+        self.assertEqual('ACTIVE', status)
         report = self.handback('--check')
         self.assertEqual(1, report.returncode, report.stderr)
         self.assertIn(f'lease {active["id"]} reservation {res["id"]}: kept: '
@@ -214,51 +214,20 @@ class TestSwapOut(base.BlazarTestCase):
         self.assertEqual(0, result.returncode, result.stderr)
         self.wait_for(self._manager_answers, 'blazar-api answers')
 
-    def end_now(self, lease_id):
-        """The lease's end event brought forward (as time would)."""
-        self.blazar_sql(
-            "UPDATE events SET time = UTC_TIMESTAMP() - INTERVAL 1 MINUTE "
-            "WHERE lease_id = :l AND event_type = 'end_lease'", l=lease_id)
-        self.lease_status(lease_id, 'TERMINATED')
-
     def booted(self, flavor_id, group=None, status='ACTIVE'):
-        hints = {'group': group} if group else None
-        server = self.cloud.wait_server(self.cloud.demo, self.boot_hinted(
-            flavor_id, hints))
-        self.addCleanup(self.cloud.admin.compute.delete_server, server,
-                        ignore_missing=True)
-        self.assertEqual(status, server.status, self.faults([server]))
+        """A demo server of the flavor (in the group), waited for."""
+        got, _host, server = self.server(
+            self.cloud.demo, flavor_id, hints={'group': group} if group
+            else None)
+        self.assertEqual(status, got, self.faults([server]))
         return server
 
-    def boot_hinted(self, flavor_id, hints):
-        conn = self.cloud.demo
-        image = conn.image.find_image(cloud_fixture.IMAGE,
-                                      ignore_missing=False)
-        attrs = {'name': cloud_fixture.unique_name('swap'),
-                 'image_id': image.id, 'flavor_id': flavor_id,
-                 'networks': 'none'}
-        if hints:
-            attrs['scheduler_hints'] = hints
-        return conn.compute.create_server(**attrs)
-
     def assert_nothing_left(self, res, servers, group=None):
+        """What test_plugin checks, and the aggregate and group."""
+        self._nothing_of_ours_left(res, servers)
         admin = self.cloud.admin
-        for server in servers:
-            self.assertIsNone(admin.compute.find_server(
-                server.id, ignore_missing=True, all_projects=True))
-        self.assertIsNone(admin.compute.find_flavor(res['id'],
-                                                    ignore_missing=True))
         self.assertNotIn(res['id'], [a.name for a in
                                      admin.compute.aggregates()])
         if group:
             self.assertIsNone(admin.compute.find_server_group(
                 group, ignore_missing=True))
-        rc = names.resource_class_for(res['id'])
-        self.assertNotIn(rc, self.res.placement.reservation_classes())
-        for host in self.pool:
-            provider = self.res.placement.reservation_provider(host)
-            _gen, inventories = self.res.placement.inventories(provider.uuid)
-            self.assertNotIn(rc, inventories)
-        self.assertEqual([], self.blazar_sql(
-            'SELECT id FROM computehost_allocations WHERE reservation_id = '
-            ':r', r=res['id']))
