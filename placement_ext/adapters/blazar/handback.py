@@ -128,8 +128,10 @@ class HandBack:
                 return Outcome(lease.id, res.id, READY, _ROLLED_BACK)
             return Outcome(lease.id, res.id, KEPT,
                            f'Blazar has no such reservation, and ours is '
-                           f'{lease.status}: end it with "placement-ext '
-                           f'lease delete" on our database')
+                           f'{lease.status}: no Blazar plugin will end it; '
+                           f'delete its servers, flavor {res.flavor_id}, '
+                           f'class {res.resource_class} and its '
+                           f'inventories by hand')
         blazar_lease = self.blazar_db.lease_get(row['lease_id'])
         outcome = lambda result, detail: Outcome(   # noqa: E731
             row['lease_id'], res.id, result, detail)
