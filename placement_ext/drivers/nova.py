@@ -410,6 +410,14 @@ class NovaDriver:
         return sorted((_lease_server(s) for s in servers),
                       key=lambda s: s.id)
 
+    def servers_on_host(self, host: str) -> list[lease_servers.Server]:
+        """Every project's servers on a compute service host."""
+        servers = self._counted(
+            'list servers', self._client.servers.list,
+            search_opts={'host': host, 'all_tenants': 1})
+        return sorted((_lease_server(s) for s in servers),
+                      key=lambda s: s.id)
+
     def servers_by_id(self, server_ids: Iterable[str]
                       ) -> list[lease_servers.Server]:
         """The servers of these ids that exist (any project)."""

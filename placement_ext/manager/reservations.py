@@ -160,6 +160,14 @@ class Reservations:
         lease_status.remove(self.database, lease.id)
         return kept
 
+    def hand_over(self, lease: lease_obj.Lease) -> None:
+        """The lease now belongs to another implementation (Blazar's own
+        plugin, which took over its flavor, class, inventories and
+        group): our rows go, nothing in Nova or Placement is touched,
+        and its slots no longer count here."""
+        lease_status.remove(self.database, lease.id)
+        LOG.info('Lease %s handed over: our rows are removed', lease.id)
+
     def forget_orphans(self, exists: Callable[[str], bool]) -> list[str]:
         """End and remove our pending leases whose reservation the host
         service no longer has (``exists(reservation id)`` is False):
