@@ -15,6 +15,7 @@ adopting again is harmless.
 import dataclasses
 import datetime
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 
 from placement_ext import exception
@@ -78,6 +79,19 @@ class Adoption:
             raise exception.InvalidInput(
                 field='status', reason=f'{adopted.status!r} is not one of '
                                        f'{sorted(lease_status.ADOPTED)}')
+        try:
+            lease_id = self._insert(adopted, statuses)
+        except (exception.Conflict, db_exc.DBDuplicateEntry):
+            # another manager adopted it at the same time
+            return lease_obj.find(self.database, adopted.reservation_id)
+        LOG.info('Reservation %(res)s (%(status)s) adopted as lease '
+                 '%(lease)s: %(slots)s',
+                 {'res': adopted.reservation_id, 'status': adopted.status,
+                  'lease': lease_id, 'slots': adopted.slots})
+        return lease_obj.get(self.database, lease_id)
+
+    def _insert(self, adopted: Adopted, statuses: tuple[str, str]) -> str:
+        """Our rows of the lease, in one transaction; its id."""
         hosts = {name: host_obj.find(self.database, name).id
                  for name in sorted(adopted.slots)}
         with self.database.writer() as session:
@@ -99,11 +113,7 @@ class Adoption:
                                        adopted.reservation_id,
                                        adopted.server_group_id)
             unadopted.forget(self.database, [adopted.reservation_id])
-        LOG.info('Reservation %(res)s (%(status)s) adopted as lease '
-                 '%(lease)s: %(slots)s',
-                 {'res': adopted.reservation_id, 'status': adopted.status,
-                  'lease': lease_id, 'slots': adopted.slots})
-        return lease_obj.get(self.database, lease_id)
+        return lease_id
 
     def refused(self, reservation_id: str, lease_id: str,
                 reason: str) -> None:

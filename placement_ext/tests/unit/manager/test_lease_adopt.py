@@ -2,6 +2,7 @@
 once, and the record of those that could not be adopted (SQLite)."""
 
 import datetime
+from unittest import mock
 
 import testtools
 
@@ -93,4 +94,21 @@ class TestAdopt(testtools.TestCase):
         self.assertEqual([], self.adoption.unadopted())
         self.adoption.refused('other', 'l2', 'why')
         self.adoption.forget(['other'])
+        self.assertEqual([], self.adoption.unadopted())
+
+    def test_two_managers_adopting_at_once_make_one_lease(self):
+        first = self.adoption.adopt(adopted())
+        real_find = lease_obj.find
+        calls = []
+
+        def find_late(*args, **kwargs):
+            # the other manager's lease is not seen by the first look
+            calls.append(args)
+            if len(calls) == 1:
+                raise exception.NotFound(kind='lease', id=RES)
+            return real_find(*args, **kwargs)
+
+        with mock.patch.object(lease_obj, 'find', find_late):
+            again = self.adoption.adopt(adopted())
+        self.assertEqual(first.id, again.id)
         self.assertEqual([], self.adoption.unadopted())
