@@ -114,3 +114,12 @@ class TestEvents(AdoptionTestCase):
         self.assertRaises(exception.NotFound, self.adapter.start, row['id'])
         self.assertEqual([UP], [r.reservation_id
                                 for r in unadopted.list_all(self.db)])
+
+    def test_an_adopted_one_is_healed(self):
+        self.upstream()
+        self.adapter.adopt()
+        self.h1['reservable'] = False
+        flags = self.adapter.heal([{'hypervisor_hostname': 'cn1'}], START,
+                                  START + datetime.timedelta(days=1))
+        self.assertEqual(('update', {}, True), self.leases.calls[-1])
+        self.assertEqual({UP: {'resources_changed': True}}, flags)
