@@ -12,8 +12,9 @@ new leases of ours cannot take the adopted slots, and the end removes
 exactly what upstream's end removes (servers, aggregate, flavor, server
 group, ``CUSTOM_RESERVATION_*`` class and inventories).
 
-``test_instance_leases`` runs in the regular pass; the host-lease case
-restarts the manager again and is a slow one (``slow_cases.txt``).
+``test_adopted_leases`` (no server booted) runs in the regular pass;
+the boots and the host-lease case restart the manager again and are slow
+ones (``slow_cases.txt``).
 Blazar 15 (the oldest release): ``tox -e functional-blazar15 --
 test_swap_in``.
 """
@@ -32,28 +33,36 @@ def name(what):
 
 class TestSwapIn(base.BlazarTestCase):
 
-    def test_instance_leases(self):
-        demo = self.cloud.demo
+    def upstream_leases(self, boot=False):
+        """Blazar's own plugins make an active lease (two anti-affinity
+        slots, a server group and, with ``boot``, a server booted into
+        it with the group hint) and a pending one (one slot tomorrow);
+        then blazar-manager runs ours. :returns: the two leases, the
+        active one's reservation, the server or None."""
+        first = None
         with self.manager_plugins(UPSTREAM):
             active = self.create_lease(name('up-active'), 2,
                                        affinity='False')
             pending = self.create_lease(name('up-pending'), 1, days_ahead=1)
             self.lease_status(active['id'], 'ACTIVE')
             res = self.admin.lease.get(active['id'])['reservations'][0]
-            group = {'group': res['server_group_id']}
-            first = self.server(demo, res['flavor_id'], hints=group)
-            self.assertEqual('ACTIVE', first[0])
-        # blazar-manager runs our plugins now: both leases are ours
+            if boot:
+                first = self.server(self.cloud.demo, res['flavor_id'],
+                                    hints=self.group(res))
+                self.assertEqual('ACTIVE', first[0])
         self.assertIsNotNone(res['aggregate_id'])
+        return active, pending, res, first
+
+    @staticmethod
+    def group(res):
+        return {'group': res['server_group_id']}
+
+    def test_adopted_leases(self):
+        """The regular pass's case: no server booted."""
+        active, pending, res, _first = self.upstream_leases()
         # two of the pool's four one-vCPU slots are the adopted lease's
         exc = self.refused(name('ours-3'), 3)
         self.assertIn('the 2 hosts have 2 in total', str(exc))
-        # boots into the adopted lease, without the hint, up to amount
-        second = self.server(demo, res['flavor_id'])
-        self.assertEqual('ACTIVE', second[0])
-        self.assertNotEqual(first[1], second[1])       # anti-affinity
-        self.assertEqual('ERROR',
-                         self.server(demo, res['flavor_id'], hints=group)[0])
         # the pending one is updated, then starts with its new amount
         pres = pending['reservations'][0]
         self.demo.lease.update(pending['id'], reservations=[
@@ -65,11 +74,23 @@ class TestSwapIn(base.BlazarTestCase):
         self.assertEqual(2, self.inventory(pres['id']))
         # the adopted active one ends: upstream's resources go, no other
         self.expire(active['id'])
-        self.assertFalse(self.admin.lease.get(active['id'])['degraded'])
-        self.assert_upstreams_gone(res, [first[2], second[2]])
+        self.assert_upstreams_gone(res, [])
         self.assertEqual(2, self.inventory(pres['id']))
         self.assertIsNotNone(self.cloud.admin.compute.find_flavor(
             pres['id'], ignore_missing=True))
+
+    def test_boots_into_an_adopted_lease(self):
+        demo = self.cloud.demo
+        active, _pending, res, first = self.upstream_leases(boot=True)
+        # without the hint, then with it: limited to amount
+        second = self.server(demo, res['flavor_id'])
+        self.assertEqual('ACTIVE', second[0])
+        self.assertNotEqual(first[1], second[1])       # anti-affinity
+        self.assertEqual('ERROR', self.server(demo, res['flavor_id'],
+                                              hints=self.group(res))[0])
+        self.expire(active['id'])
+        self.assertFalse(self.admin.lease.get(active['id'])['degraded'])
+        self.assert_upstreams_gone(res, [first[2], second[2]])
 
     def inventory(self, reservation_id):
         """Slots of the reservation's class on the pool's providers."""
