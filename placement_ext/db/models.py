@@ -417,6 +417,21 @@ class Stack(TimestampMixin, Base):
     operation_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
 
 
+class UnadoptedReservation(TimestampMixin, Base):
+    """A reservation made by a host service's own plugin (Blazar's
+    ``virtual.instance.plugin``) that we could not take over, and why
+    (``placement-ext lease reconcile`` lists them). The row goes when a
+    later adoption succeeds or the reservation is gone."""
+
+    __tablename__ = 'unadopted_reservations'
+    __table_args__ = _table_args()
+
+    reservation_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH),
+                                                primary_key=True)
+    lease_id: Mapped[str] = mapped_column(sa.String(UUID_LENGTH))
+    reason: Mapped[str] = mapped_column(sa.Text)
+
+
 class HomingPlan(TimestampMixin, Base):
     """An ONAP HAS plan (``POST /v1/plans``) and its answer.
 

@@ -6,7 +6,10 @@ module only: the event runner (:mod:`placement_ext.manager.events`) passes
 provisioning failed and could not be removed is :func:`mark_failed`, and
 a host service that ran a lease's start itself (Blazar's event loop)
 asks the :class:`~placement_ext.manager.reservations.Reservations`
-facade, which calls :func:`mark_started`. Adapters never write a status.
+facade, which calls :func:`mark_started`; a lease adopted from the host
+service's own plugin is written with its :data:`ADOPTED` statuses
+(:mod:`~placement_ext.manager.lease_adopt`). Adapters never write a
+status.
 """
 
 from placement_ext.db import api as db_api
@@ -20,6 +23,12 @@ STARTED = (states.LEASE_ACTIVE, states.RESERVATION_ACTIVE)
 ENDED = (states.LEASE_TERMINATED, states.RESERVATION_DELETED)
 # A lease a step failed on (it is retried, or removed by hand).
 FAILED = (states.LEASE_ERROR, states.RESERVATION_ERROR)
+# A lease adopted from a host service's own plugin, by the status of its
+# reservation there (the names are Blazar's, as ours).
+ADOPTED = {states.RESERVATION_PENDING: (states.LEASE_PENDING,
+                                        states.RESERVATION_PENDING),
+           states.RESERVATION_ACTIVE: STARTED,
+           states.RESERVATION_ERROR: FAILED}
 
 
 def mark_started(database: db_api.Database, lease_id: str) -> None:

@@ -24,6 +24,7 @@ from placement_ext.manager import hosts
 from placement_ext.manager import leases
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.objects import unadopted
 from placement_ext.vocabulary import reservation_names as names
 from placement_ext.vocabulary import states
 
@@ -61,6 +62,7 @@ class Reconciler:
                                           owners))
             report.append(entry)
         report += self._server_groups(leases.values(), changed, repair)
+        report += self._unadopted()
         return {'repair': repair, 'findings': report,
                 'checked': {'hosts': len(hosts), 'leases': len(leases),
                             'providers': len(observed.providers),
@@ -98,6 +100,15 @@ class Reconciler:
                         entry.update(repaired=False, error=exc.detail)
                 report.append(entry)
         return report
+
+    def _unadopted(self) -> list[dict]:
+        """Reservations of the host service's own plugin (Blazar's) that
+        could not be adopted: not ours, so nothing repairs them here."""
+        return [{'kind': 'not adopted', 'subject': row.reservation_id,
+                 'detail': f'lease {row.lease_id}, reservation '
+                           f'{row.reservation_id}: {row.reason}',
+                 'repair': None}
+                for row in unadopted.list_all(self.database)]
 
     def _observe(self) -> drift.Observed:
         providers = {names.hostname_for_provider(p.name): p.uuid

@@ -36,6 +36,7 @@ from placement_ext.manager import events
 from placement_ext.manager import heal
 from placement_ext.manager import host_events
 from placement_ext.manager import hosts
+from placement_ext.manager import lease_adopt
 from placement_ext.manager import lease_provision
 from placement_ext.manager import lease_status
 from placement_ext.manager import leases
@@ -97,6 +98,8 @@ class Reservations:
                                          settings.event_stale_after, clock)
         self.reconciler = reconcile.Reconciler(
             database, nova, self.placement, self.hosts, self.leases)
+        # leases a host service's own plugin made, taken over
+        self.adoption = lease_adopt.Adoption(database)
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, database: db_api.Database,

@@ -73,6 +73,17 @@ class BlazarRows:
             row['resource_id'])
         return (instance or {}).get('resource_properties') or ''
 
+    def aggregate(self, resource_id: str) -> object | None:
+        """The per-reservation aggregate of an ``instance_reservations``
+        row (only Blazar's own plugin makes one), or None."""
+        row = self.blazar_db.instance_reservation_get(resource_id)
+        return (row or {}).get('aggregate_id')
+
+    def forget_aggregate(self, resource_id: str) -> None:
+        """The aggregate is deleted (the reservation ended)."""
+        self.blazar_db.instance_reservation_update(resource_id,
+                                                   {'aggregate_id': None})
+
     def update_group(self, res: lease_obj.Reservation) -> None:
         row = self.blazar_db.reservation_get(res.id)
         self.blazar_db.instance_reservation_update(

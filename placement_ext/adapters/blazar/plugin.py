@@ -40,6 +40,7 @@ from blazar.manager import exceptions as manager_exc
 from blazar.plugins import base
 from blazar.plugins.oshosts import host_plugin
 from blazar.utils import trusts
+from blazar.utils.openstack import nova as blazar_nova
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
@@ -125,6 +126,12 @@ def owner_token(lease: object) -> str | None:
         return None
 
 
+def delete_aggregate(aggregate: object) -> None:
+    """Upstream's end of its per-reservation aggregate: hosts out (back
+    to the free pool if they left it), then the aggregate; none: done."""
+    blazar_nova.ReservationPool().delete(aggregate)
+
+
 class InstancePlugin(base.BasePlugin):
     """``virtual:instance`` reservations by placement_ext."""
 
@@ -145,9 +152,16 @@ class InstancePlugin(base.BasePlugin):
         return plugin_opts()
 
     def setup(self, conf: object) -> None:
-        """Build the workflows, finish what a killed manager left, give
-        started reservations their server group; then keep taking over
-        what a killed manager (another controller's) leaves."""
+        """Build the workflows, adopt the reservations Blazar's own
+        instance plugin made (before a swap to ours), finish what a
+        killed manager left, give started reservations their server
+        group; then keep taking over what a killed manager (another
+        controller's) leaves."""
+        try:
+            self._workflows().adopt()
+        except Exception:   # noqa: BLE001 - each event adopts its own
+            LOG.exception('Adopting the reservations of Blazar\'s own '
+                          'instance plugin')
         self._workflows().recover_interrupted_events()
         self._workflows().ensure_server_groups()
         self.recovery = background.PeriodicTask(
@@ -170,7 +184,7 @@ class InstancePlugin(base.BasePlugin):
             if self._adapter is None:
                 self._adapter = workflows.BlazarReservations.from_conf(
                     placement_ext_conf(self.resource_type), blazar_db,
-                    owner_token)
+                    owner_token, delete_aggregate=delete_aggregate)
             return self._adapter
 
     def _call(self, method: str, *args: object) -> object:

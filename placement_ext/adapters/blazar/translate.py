@@ -22,6 +22,7 @@ from oslo_config import cfg
 
 from placement_ext import conf as pe_conf
 from placement_ext import exception
+from placement_ext.decision import host_properties
 from placement_ext.schemas import reservation as schema
 from placement_ext.vocabulary import states
 
@@ -162,3 +163,16 @@ def build_conf(blazar_conf: object,
          default_config_files=list(config_files))
     pe_conf.validate(conf)
     return conf
+
+
+def conditions(properties: str | None
+               ) -> tuple[host_properties.Condition, ...]:
+    """Blazar's ``resource_properties`` as conditions on hosts.
+
+    :raises InvalidInput: not Blazar's filter language.
+    """
+    try:
+        return host_properties.parse(properties)
+    except host_properties.Malformed as exc:
+        raise exception.InvalidInput(field=host_properties.FIELD,
+                                     reason=str(exc)) from None

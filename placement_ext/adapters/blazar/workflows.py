@@ -7,7 +7,9 @@ Every decision and every status of ours is our reservation code's
 translates Blazar's calls into its requests, maps ids between the two
 sides and keeps Blazar's rows in step (:mod:`~placement_ext.adapters.
 blazar.mirror`; Blazar's events for the recovery:
-:mod:`~placement_ext.adapters.blazar.recovery`).
+:mod:`~placement_ext.adapters.blazar.recovery`; the reservations
+Blazar's own plugin made: :mod:`~placement_ext.adapters.blazar.
+adoption`).
 """
 
 import datetime
@@ -18,6 +20,8 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement_ext import exception
+from placement_ext.adapters.blazar import adoption
+from placement_ext.adapters.blazar import group_owner
 from placement_ext.adapters.blazar import mirror
 from placement_ext.adapters.blazar import recovery
 from placement_ext.adapters.blazar import translate
@@ -26,7 +30,6 @@ from placement_ext.db import migration
 from placement_ext.db import models
 from placement_ext.decision import host_properties
 from placement_ext.decision import lease_heal
-from placement_ext.drivers import nova as nova_driver
 from placement_ext.manager import host_events
 from placement_ext.manager import lease_provision
 from placement_ext.manager import reservations
@@ -45,39 +48,25 @@ _HEAL_FLAGS = {lease_heal.CHANGED: 'resources_changed',
                lease_heal.MISSING: 'missing_resources'}
 
 
-def owner_nova(token: Callable[[lease_obj.Lease], str | None]
-               ) -> Callable[[nova_driver.NovaDriver],
-                             lease_provision.GroupNova]:
-    """Server groups made with a token of the lease's project (Blazar's
-    current context, or the lease's trust), so that they belong to that
-    project as upstream's do: Nova only accepts a group of the booting
-    project in the ``group`` hint.
-
-    :param token: the lease owner's token, or None.
-    """
-    def bind(nova: nova_driver.NovaDriver) -> lease_provision.GroupNova:
-        def for_lease(lease: lease_obj.Lease
-                      ) -> nova_driver.NovaDriver | None:
-            owner = token(lease)
-            return nova.with_token(owner) if owner else None
-        return for_lease
-    return bind
-
-
 class BlazarReservations:
     """Our reservation workflows seen from blazar-manager."""
 
     def __init__(self, workflows: reservations.Reservations,
                  blazar_db: object, stale_after: float = 600.0,
                  clock: Callable[[], datetime.datetime] = models.utcnow,
-                 cleaning: datetime.timedelta = datetime.timedelta(0)
-                 ) -> None:
+                 cleaning: datetime.timedelta = datetime.timedelta(0),
+                 delete_aggregate: Callable[[object], None]
+                 = lambda _aggregate: None) -> None:
         """:param stale_after: seconds without progress after which a
             Blazar start or end event left in progress is run again
             (``[reservation] event_stale_after``, as for our events).
         :param cleaning: Blazar's ``cleaning_time``: host leases that
-            close to a reservation's period hold their hosts."""
+            close to a reservation's period hold their hosts.
+        :param delete_aggregate: deletes a Nova aggregate by id, its
+            hosts taken out first, idempotently (the per-reservation
+            aggregate of a reservation Blazar's own plugin made)."""
         self.cleaning = cleaning
+        self.delete_aggregate = delete_aggregate
         self.workflows = workflows
         self.database = workflows.database
         self.blazar_db = blazar_db
@@ -86,23 +75,29 @@ class BlazarReservations:
                                             self.rows.drop_allocations)
         self.stale_after = datetime.timedelta(seconds=stale_after)
         self.clock = clock
+        self.adoption = adoption.BlazarAdoption(
+            blazar_db, workflows.adoption, self.sync_hosts)
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, blazar_db: object,
                   owner_token: Callable[[lease_obj.Lease], str | None]
-                  = lambda _lease: None) -> 'BlazarReservations':
-        """:param owner_token: a token of the lease's project, or None."""
+                  = lambda _lease: None,
+                  delete_aggregate: Callable[[object], None]
+                  = lambda _aggregate: None) -> 'BlazarReservations':
+        """:param owner_token: a token of the lease's project, or None.
+        :param delete_aggregate: see :meth:`__init__`."""
         database = db_api.Database(conf)
         migration.ensure_current(conf, database)
         workflows = reservations.Reservations.from_conf(
-            conf, database, group_nova=owner_nova(owner_token))
+            conf, database, group_nova=group_owner.owner_nova(owner_token))
         # the free pool exists before the first "reservation host
         # create", marked for our Nova filter
         workflows.hosts.freepool_uuid()
         settings = reservations.Settings.from_conf(conf)
         return cls(workflows, blazar_db, settings.event_stale_after,
                    cleaning=datetime.timedelta(
-                       minutes=settings.cleaning_time))
+                       minutes=settings.cleaning_time),
+                   delete_aggregate=delete_aggregate)
 
     # -- hosts ----------------------------------------------------------
 
@@ -201,7 +196,7 @@ class BlazarReservations:
         :raises InvalidInput: the text is not Blazar's filter language,
             or names a key no host has.
         """
-        conditions = _conditions(properties)
+        conditions = translate.conditions(properties)
         if not conditions:
             return frozenset()
         records = [host_properties.HostRecord(
@@ -294,6 +289,11 @@ class BlazarReservations:
             # the lease's end kept servers it did not admit
             self.rows.mark_degraded(lease.reservations[0].id)
         self._drop_allocations(lease)
+        # a reservation Blazar's own plugin made has its aggregate
+        aggregate = self.rows.aggregate(resource_id)
+        if aggregate:
+            self.delete_aggregate(aggregate)
+            self.rows.forget_aggregate(resource_id)
 
     def _forget(self, lease: lease_obj.Lease) -> None:
         self.workflows.end_and_remove(lease)
@@ -308,17 +308,32 @@ class BlazarReservations:
         if row is None:
             raise exception.NotFound(kind='instance reservation',
                                      id=resource_id)
-        return lease_obj.find(self.database, row['reservation_id'])
+        return self._ours(row['reservation_id'])
+
+    def _ours(self, reservation_id: str) -> lease_obj.Lease:
+        """Our lease of the reservation, adopted first if Blazar's own
+        plugin made it."""
+        try:
+            return lease_obj.find(self.database, reservation_id)
+        except exception.NotFound:
+            if not self.adoption.adopt_one(reservation_id):
+                raise
+        return lease_obj.find(self.database, reservation_id)
+
+    def adopt(self) -> adoption.AdoptionReport:
+        """Adopt the reservations of Blazar's own plugin (idempotent)."""
+        return self.adoption.run()
 
     def update(self, reservation_id: str, values: dict) -> None:
         """New dates, amount or size: our slots are picked again, then
         Blazar's rows follow."""
-        lease = lease_obj.find(self.database, reservation_id)
+        lease = self._ours(reservation_id)
         changes = translate.update_values(values)
         res = lease.reservations[0]
         stored = self.rows.properties(res.id)
         properties = values.get(host_properties.FIELD, stored)
-        refiltered = _conditions(properties) != _conditions(stored)
+        refiltered = translate.conditions(properties) != \
+            translate.conditions(stored)
         if refiltered and res.status in lease_obj.STARTED_RESERVATIONS:
             raise exception.InvalidInput(
                 field=host_properties.FIELD, reason='a started reservation '
@@ -384,11 +399,3 @@ class BlazarReservations:
         return self.workflows.recover_interrupted(
             self.events, self.clock() - self.stale_after)
 
-
-def _conditions(properties: str | None
-                ) -> tuple[host_properties.Condition, ...]:
-    try:
-        return host_properties.parse(properties)
-    except host_properties.Malformed as exc:
-        raise exception.InvalidInput(field=host_properties.FIELD,
-                                     reason=str(exc)) from None

@@ -168,6 +168,22 @@ class BlazarTestCase(testtools.TestCase):
         host = self.cloud.admin.compute.get_server(server.id).compute_host
         return server.status, host, server
 
+    def move_event(self, lease_id, event_type):
+        """Blazar runs the lease's ``start_lease`` or ``end_lease`` now."""
+        self.blazar_sql(
+            "UPDATE events SET time = UTC_TIMESTAMP() - INTERVAL 1 MINUTE "
+            "WHERE lease_id = :l AND event_type = :t", l=lease_id,
+            t=event_type)
+
+    def expire(self, lease_id):
+        """The lease ends now; wait for TERMINATED."""
+        self.move_event(lease_id, 'end_lease')
+        self.lease_status(lease_id, 'TERMINATED')
+
+    def gone(self, server):
+        return self.cloud.admin.compute.find_server(
+            server.id, ignore_missing=True, all_projects=True) is None
+
     def refused(self, *args, **kwargs):
         return self.assertRaises(blazar_exc.BlazarClientException,
                                  self.create_lease, *args, **kwargs)

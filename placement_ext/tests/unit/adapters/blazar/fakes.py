@@ -49,12 +49,39 @@ class FakeBlazarDB:
                 if all(r[k] == v for k, v in kwargs.items())]
 
     def reservation_get(self, reservation_id):
+        listed = next((r for r in self.reservations
+                       if r['id'] == reservation_id), None)
+        if listed is not None:
+            return dict(listed)
         row = next((r for r in self.instance_reservations.values()
                     if r['reservation_id'] == reservation_id), None)
         if row is None:
             return None
         return {'id': reservation_id, 'resource_id': row['id'],
                 'lease_id': 'blazar-lease'}
+
+    def add_upstream(self, reservation_id, status, lease_status, slots,
+                     **fields):
+        """A reservation as Blazar's own instance plugin leaves it:
+        ``slots`` are Blazar host ids, one per slot."""
+        lease_id = f'lease-{reservation_id}'
+        self.leases[lease_id] = {
+            'id': lease_id, 'status': lease_status, 'project_id': 'p1',
+            'user_id': 'u1', 'start_date': fields.pop('start_date'),
+            'end_date': fields.pop('end_date'), 'reservations': []}
+        row = self.instance_reservation_create(dict({
+            'reservation_id': reservation_id, 'vcpus': 1, 'memory_mb': 512,
+            'disk_gb': 1, 'amount': len(slots), 'affinity': None,
+            'resource_properties': '', 'flavor_id': reservation_id,
+            'server_group_id': None, 'aggregate_id': 7}, **fields))
+        self.reservations.append({
+            'id': reservation_id, 'lease_id': lease_id,
+            'resource_type': 'virtual:instance', 'status': status,
+            'resource_id': row['id']})
+        for host_id in slots:
+            self.host_allocation_create({'compute_host_id': host_id,
+                                         'reservation_id': reservation_id})
+        return row
 
     def host_allocation_create(self, values):
         if self.fail_allocation is not None:

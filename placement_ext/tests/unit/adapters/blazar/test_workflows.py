@@ -8,8 +8,10 @@ import types
 import testtools
 
 from placement_ext import exception
+from placement_ext.adapters.blazar import group_owner
 from placement_ext.adapters.blazar import workflows
 from placement_ext.db import models
+from placement_ext.manager import lease_adopt
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
@@ -129,6 +131,7 @@ class FakeReservations(reservations.Reservations):
 
     def __init__(self, db, hosts, leases):
         self.database, self.hosts, self.leases = db, hosts, leases
+        self.adoption = lease_adopt.Adoption(db)
 
 
 class AdapterTestCase(testtools.TestCase):
@@ -391,7 +394,7 @@ class TestOwnerNova(testtools.TestCase):
     def test_groups_made_with_the_owners_token(self):
         nova = types.SimpleNamespace(with_token=lambda token: ('as', token))
         tokens = {'l1': 'tok'}
-        bind = workflows.owner_nova(lambda lease: tokens.get(lease.name))
+        bind = group_owner.owner_nova(lambda lease: tokens.get(lease.name))
         for_lease = bind(nova)
         self.assertEqual(('as', 'tok'),
                          for_lease(types.SimpleNamespace(name='l1')))
