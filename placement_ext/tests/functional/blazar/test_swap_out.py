@@ -27,21 +27,20 @@ import signal
 import subprocess
 
 from placement_ext.tests.functional.blazar import base
-from placement_ext.tests.functional.blazar import test_isolation
+from placement_ext.tests.functional.blazar import host_leases
 from placement_ext.tests.functional.blazar import test_plugin
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.reservation import test_cloud
 
 UPSTREAM = 'physical.host.plugin,virtual.instance.plugin'
 _borrowed = test_cloud.CloudReservationTestCase
-_isolation = test_isolation.TestHostIsolation
+_isolation = host_leases.HostLeaseTestCase
 
 
 class TestSwapOut(base.BlazarTestCase):
 
     faults = _borrowed.faults
     hosts_of = _borrowed.hosts_of
-    end_now = _isolation.expire
     _nothing_of_ours_left = test_plugin.TestBlazarPlugin.assert_nothing_left
     # Blazar's leased host leaves its named zone for the test
     # (test_isolation says why)
@@ -149,13 +148,13 @@ class TestSwapOut(base.BlazarTestCase):
         self.assertEqual(1, len(set(hosts)), hosts)   # affinity True
         self.assertNotIn(leased_host, hosts)
         # its end: its servers only, nothing of it left
-        self.end_now(active_id)
+        self.expire(active_id)
         self.assert_nothing_left(res, [first, second, beyond], group)
         for kept in (on_host, bystander):
             self.assertIsNotNone(admin.compute.find_server(
                 kept.id, ignore_missing=True, all_projects=True))
         # the host lease's end: its project's server goes, not the other
-        self.end_now(host_lease['id'])
+        self.expire(host_lease['id'])
         self.assertIsNone(admin.compute.find_server(
             on_host.id, ignore_missing=True, all_projects=True))
         self.assertIsNotNone(admin.compute.find_server(
@@ -170,7 +169,7 @@ class TestSwapOut(base.BlazarTestCase):
         self.lease_status(pending['id'], 'ACTIVE')
         servers = [self.booted(pending_res['flavor_id']),
                    self.booted(pending_res['flavor_id'], status='ERROR')]
-        self.end_now(pending['id'])
+        self.expire(pending['id'])
         self.assert_nothing_left(pending_res, servers)
         self.assertIsNotNone(admin.compute.find_server(
             bystander.id, ignore_missing=True, all_projects=True))
