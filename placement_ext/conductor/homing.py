@@ -190,8 +190,11 @@ def regions(conf: cfg.ConfigOpts) -> list[dict]:
 def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
             clients: homing_inputs.RegionClients | None = None,
             region_name: str | None = None,
-            flavors: list[dict] | None = None) -> dict:
-    """``template`` with the policy's intent realised for its VNFC.
+            flavors: list[dict] | None = None,
+            environment: dict | None = None) -> dict:
+    """``template`` with the policy's intent realised for its VNFC
+    (and its Heat ``environment``, when given, see
+    ``intent_realization.realize``).
 
     Resource isolation needs the region's flavors: ``flavors`` when
     given, else read from Nova in ``region_name`` (default: ``[nova]
@@ -209,7 +212,8 @@ def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
         validate.validate(schema.FLAVORS, flavors, 'flavors')
         flavors = [intent_realization.Flavor.from_dict(f) for f in flavors]
     validate.check_document(template, 'template')
-    return intent_realization.realize(template, intent, flavors).to_dict()
+    return intent_realization.realize(template, intent, flavors,
+                                      environment).to_dict()
 
 
 def instance_of(demand: dict) -> str | dict:
