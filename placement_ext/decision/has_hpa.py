@@ -215,7 +215,7 @@ def _attribute(item: Mapping, field: str) -> Attribute:
         raise exception.InvalidInput(
             field=f'{field}.operator',
             reason=f'{op!r} is not one of {", ".join(OPERATORS)}')
-    unit = item.get('unit')
+    unit = item.get('unit') or None  # OSDF's policies send "" for none
     if unit is not None and str(unit).upper() not in _UNITS:
         raise exception.InvalidInput(
             field=f'{field}.unit',
