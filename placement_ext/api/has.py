@@ -28,6 +28,8 @@ sends it, when ``[homing] api_username`` is set. Errors are ``{"error":
 {"code", "title", "message", "field"?}}``.
 """
 
+from collections.abc import Sequence
+
 import sqlalchemy as sa
 import webob
 from oslo_log import log as logging
@@ -81,6 +83,9 @@ class PlanApp(wsgi.Api):
     :param solver: the process's plan solvers; a posted plan is handed
         to them at once (when one is free, else it waits for any
         process's).
+    :param routes: more routes on this API's credentials and error
+        style: the other APIs of the homing service (Multi-Cloud's
+        capacity check, the intent API).
     """
 
     name = 'plan API'
@@ -90,13 +95,15 @@ class PlanApp(wsgi.Api):
                  password: str | None = None,
                  max_body: int = 4 * 1024 * 1024,
                  default_timeout: int = 300,
-                 max_demands: int = 50) -> None:
+                 max_demands: int = 50,
+                 routes: Sequence[wsgi.Route] = ()) -> None:
         super().__init__([
             wsgi.Route(r'^/?$', public=True, GET=self._versions),
             wsgi.Route(r'^/v1/plans/?$', POST=self._create),
             wsgi.Route(r'^/v1/plans/healthcheck/?$', public=True,
                        GET=self._healthcheck),
             wsgi.Route(r'^/v1/plans/(?P<plan_id>[^/]+)/?$', GET=self._show),
+            *routes,
         ], style=wsgi.HAS, max_body=max_body)
         self._database = database
         self._solver = solver

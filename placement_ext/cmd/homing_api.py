@@ -1,5 +1,7 @@
 """``placement-ext-homing-api``: the ONAP OOF-HAS plan API
-(:mod:`placement_ext.api.has`) on ``[homing] api_host:api_port``.
+(:mod:`placement_ext.api.has`) and Multi-Cloud's capacity check and
+intent API (:mod:`placement_ext.api.multicloud`) on ``[homing]
+api_host:api_port``.
 
 Plans are stored in ``[database] connection`` and solved by this
 process's ``[homing] plan_solvers`` or by any other homing API process
@@ -19,10 +21,12 @@ from oslo_log import log as logging
 from placement_ext import configuration
 from placement_ext import exception
 from placement_ext.api import has
+from placement_ext.api import multicloud
 from placement_ext.api import plan_solver
 from placement_ext.api import server as api_server
 from placement_ext.conductor import homing
 from placement_ext.conductor import homing_inputs
+from placement_ext.conductor import multicloud as mc
 from placement_ext.db import api as db_api
 from placement_ext.db import migration
 
@@ -42,11 +46,18 @@ def build_solver(conf: cfg.ConfigOpts, database: db_api.Database
 def build_app(conf: cfg.ConfigOpts, database: db_api.Database,
               solver: plan_solver.PlanSolver) -> has.PlanApp:
     opts = conf.homing
+    clients = homing_inputs.RegionClients(conf)
     return has.PlanApp(database, solver, username=opts.api_username,
                        password=opts.api_password,
                        max_body=opts.api_max_body_size,
                        default_timeout=opts.plan_timeout,
-                       max_demands=opts.max_plan_demands)
+                       max_demands=opts.max_plan_demands,
+                       routes=multicloud.routes(
+                           functools.partial(mc.check_vim_capacity, conf,
+                                             clients),
+                           functools.partial(mc.realize_in_region, conf,
+                                             clients),
+                           public=opts.multicloud_without_credentials))
 
 
 def _solve(conf: cfg.ConfigOpts, clients: homing_inputs.RegionClients,

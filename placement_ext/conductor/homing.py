@@ -58,13 +58,16 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
     translation = has_plan.translate(template)
     requests = translation.requests
     solved, dropped, calls = [], {}, collections.Counter()
+    hpa: dict[str, dict] = {}
     for request in requests:
         kept, filtered = request.candidate_filter.split(candidates)
-        selection = homing.Selection((), tuple(filtered))
+        kept, unmatched, hpa[request.name] = request.hpa_split(kept)
+        selection = homing.Selection((), tuple(filtered + unmatched))
         if kept:
             found, used, timed_out = _selection(
                 conf, request.selection_request(kept), clients, deadline,
-                check_capacity=request.sized)
+                check_capacity=request.sized,
+                hpa=(hpa[request.name], request.hpa_weight))
             calls.update(used)
             if timed_out:
                 return {'status': states.PLAN_ERROR,
@@ -83,7 +86,7 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
                                         for d in selection.dropped)
         for name, selection in homeless)
     found = has_recommendations.recommendations(solved, limit,
-                                                translation.zones)
+                                                translation.zones, hpa)
     if not homeless and not found:
         message = ('no combination of the demands\' regions keeps the '
                    'zone constraint(s) ' +
@@ -95,26 +98,39 @@ def solve_plan(conf: cfg.ConfigOpts, template: dict, limit: int,
 
 def _selection(conf: cfg.ConfigOpts, request: dict,
                clients: homing_inputs.RegionClients,
-               deadline: float | None = None, check_capacity: bool = True
+               deadline: float | None = None, check_capacity: bool = True,
+               hpa: tuple[dict, float] = ({}, 0.0)
                ) -> tuple[homing.Selection, dict, bool]:
     """The selection, the calls it made and whether ``deadline``
     passed before it ended. Without ``check_capacity`` (a HAS demand
-    that asks no size) every region passes the capacity check unread."""
+    that asks no size, nor HPA flavors) every region passes the capacity
+    check unread.
+
+    :param hpa: (region name -> its ``has_hpa.RegionMatch``, the weight
+        of ``hpa_score``): the matched flavors' capacity is checked, and
+        the region's HPA score counts in its value.
+    """
     validate.validate(schema.SELECTION_REQUEST, request, 'request')
     opts = conf.homing
     _check_count(len(request['candidates']), opts.max_candidates,
                  'candidates', 'candidate regions', 'max_candidates')
     intent = intent_of(conf, request['policy'])
     demand = request['demand']
-    if not check_capacity:
-        return _unsized_selection(conf, request, intent), {}, False
-    reader = homing_inputs.RegionReader(
-        clients, instance=instance_of(demand),
+    matches, hpa_weight = hpa
+    terms = _selection_terms(conf, request)
+    if matches:
+        terms['bonus'] = lambda region: hpa_weight * matches[
+            region.name].score
+    if not check_capacity and not matches:
+        return _unsized_selection(request, intent, terms), {}, False
+    reader = homing_inputs.FlavorsReader(
+        clients, instance=instance_of(demand) if check_capacity else None,
+        flavors={name: match.flavors for name, match in matches.items()},
         public_types=frozenset(opts.public_cloud_types),
         public_verdict=opts.public_cloud_capacity, deadline=deadline)
     selection = homing.select(
         intent, [homing.Region.from_dict(c) for c in request['candidates']],
-        **_selection_terms(conf, request), capacity=reader.capacity)
+        **terms, capacity=reader.capacity)
     reader.log_unknown()
     return selection, dict(reader.calls), reader.timed_out()
 
@@ -138,11 +154,11 @@ def _selection_terms(conf: cfg.ConfigOpts, request: dict) -> dict:
         'max_distance_km': request.get('max_distance_km')}
 
 
-def _unsized_selection(conf: cfg.ConfigOpts, request: dict,
-                       intent: homing.Intent) -> homing.Selection:
+def _unsized_selection(request: dict, intent: homing.Intent,
+                       terms: dict) -> homing.Selection:
     return homing.select(
         intent, [homing.Region.from_dict(c) for c in request['candidates']],
-        **_selection_terms(conf, request),
+        **terms,
         capacity=lambda region: homing.Capacity(
             None, 'not checked: the demand asks no size (no vim_fit)',
             unlimited=True))
@@ -174,8 +190,11 @@ def regions(conf: cfg.ConfigOpts) -> list[dict]:
 def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
             clients: homing_inputs.RegionClients | None = None,
             region_name: str | None = None,
-            flavors: list[dict] | None = None) -> dict:
-    """``template`` with the policy's intent realised for its VNFC.
+            flavors: list[dict] | None = None,
+            environment: dict | None = None) -> dict:
+    """``template`` with the policy's intent realised for its VNFC
+    (and its Heat ``environment``, when given, see
+    ``intent_realization.realize``).
 
     Resource isolation needs the region's flavors: ``flavors`` when
     given, else read from Nova in ``region_name`` (default: ``[nova]
@@ -193,7 +212,8 @@ def realize(conf: cfg.ConfigOpts, policy: dict, template: dict,
         validate.validate(schema.FLAVORS, flavors, 'flavors')
         flavors = [intent_realization.Flavor.from_dict(f) for f in flavors]
     validate.check_document(template, 'template')
-    return intent_realization.realize(template, intent, flavors).to_dict()
+    return intent_realization.realize(template, intent, flavors,
+                                      environment).to_dict()
 
 
 def instance_of(demand: dict) -> str | dict:

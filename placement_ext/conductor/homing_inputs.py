@@ -246,3 +246,60 @@ class RegionReader:
         return homing.instances_within_quota(self._quotas[key],
                                              flavor['vcpus'], flavor['ram'])
 
+
+
+class FlavorsReader:
+    """The ``capacity`` callback of a selection whose regions each have
+    their own flavors (HAS's hpa constraint: the flavors matched in each
+    region): every flavor of the region, and the demand's size if any,
+    must fit; the region's capacity is the least of them. One
+    :class:`RegionReader` per flavor, shared by the regions.
+
+    :param instance: the demand's size or flavor (None: it asks none).
+    :param flavors: region name -> the names of its flavors to check.
+    """
+
+    def __init__(self, clients: RegionClients, *,
+                 instance: str | dict | None,
+                 flavors: dict[str, tuple[str, ...]],
+                 **reader_kwargs: object) -> None:
+        self._make = lambda wanted: RegionReader(
+            clients, instance=wanted, **reader_kwargs)
+        self._flavors = flavors
+        self._readers: dict[str, RegionReader] = {}
+        self._base = None if instance is None else self._make(instance)
+
+    def capacity(self, region: homing.Region) -> homing.Capacity:
+        readers = [self._base] if self._base else []
+        for name in self._flavors.get(region.name, ()):
+            if name not in self._readers:
+                self._readers[name] = self._make(name)
+            readers.append(self._readers[name])
+        answers = [reader.capacity(region) for reader in readers]
+        if not answers:
+            return homing.Capacity(None, 'nothing to check', unlimited=True)
+        limited = [a for a in answers if not a.unlimited]
+        if not limited:
+            return answers[0]
+        basis = '; '.join(a.basis for a in limited)
+        if any(a.instances is None for a in limited):
+            return homing.Capacity(None, basis)
+        return homing.Capacity(min(a.instances for a in limited), basis)
+
+    @property
+    def calls(self) -> collections.Counter:
+        total: collections.Counter = collections.Counter()
+        for reader in self._all():
+            total.update(reader.calls)
+        return total
+
+    def timed_out(self) -> bool:
+        return any(reader.timed_out() for reader in self._all())
+
+    def log_unknown(self) -> None:
+        for reader in self._all():
+            reader.log_unknown()
+
+    def _all(self) -> list[RegionReader]:
+        return ([self._base] if self._base else []) + \
+            list(self._readers.values())

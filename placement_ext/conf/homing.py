@@ -81,6 +81,15 @@ _opts = [
                     'refuses to start unless it listens on loopback.'),
     cfg.StrOpt('api_password', secret=True,
                help='Password of api_username.'),
+    cfg.BoolOpt('multicloud_without_credentials', default=False,
+                help='Answer Multi-Cloud\'s capacity check (POST '
+                     '/api/multicloud/v0/check_vim_capacity) without '
+                     'credentials even when api_username is set. ONAP '
+                     'HAS\'s multicloud plugin sends none (MultiCloud is '
+                     'reached through MSB inside the cluster); set it '
+                     'when HAS calls this API and only the network '
+                     'reaches it. The answer says which of the VIMs '
+                     'named have room for one instance of a size.'),
     cfg.IntOpt('plan_timeout', default=300, min=1, max=3600,
                help='Seconds a HAS plan may take when it gives no '
                     '"timeout" of its own. A plan still solving at its '

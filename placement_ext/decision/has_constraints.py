@@ -4,8 +4,9 @@
   evaluate`` maps an attribute to ``{"any": [...]}`` (the region's value
   is one of them), ``{"all": [...]}`` (it is every one of them, as HAS
   reads it) or a bare value or list (``any``). A value that is null or
-  ``""`` asks nothing, as in HAS (OSDF sends every attribute of its
-  policy, most of them null). Read from the regions file:
+  ``""`` (or holds only those) asks nothing, as in HAS (OSDF sends
+  every attribute of its policy, most of them null or blank). Read
+  from the regions file:
   ``complex`` (``complex_name``), ``cloud-region`` (``{"cloud-requests":
   [region ids]}``, as HAS), and ours, which HAS ignores:
   ``cloud_version`` (``cloud_region_version``), ``cloud_type`` and
@@ -82,7 +83,7 @@ def attribute_rules(name: str, properties: Mapping,
                                      reason='must be an object')
     rules = []
     for key, value in evaluate.items():
-        if value is None or value == '':
+        if _blank(value):
             continue
         where = f'{field}.evaluate.{key}'
         if key not in ATTRIBUTES:
@@ -91,6 +92,16 @@ def attribute_rules(name: str, properties: Mapping,
         if values:
             rules.append(AttributeRule(name, key, condition, values))
     return rules
+
+
+def _blank(value: object) -> bool:
+    """Whether an attribute's value asks nothing: null, ``""``, or only
+    those inside (OSDF's policies send ``{"all": ["", ""]}``)."""
+    if isinstance(value, Mapping):
+        return all(_blank(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_blank(item) for item in value)
+    return value is None or value == ''
 
 
 def _condition(key: str, value: object, where: str) -> tuple[str, tuple]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 
 from placement_ext.decision import has_constraints
+from placement_ext.decision import has_hpa
 from placement_ext.decision import homing
 
 # HAS's match_inventory_attributes skips these (they select services)
@@ -35,12 +36,33 @@ class DemandRequest:
     candidate_filter: 'CandidateFilter' = dataclasses.field(
         default_factory=lambda: CandidateFilter())
     passthrough_attributes: dict = dataclasses.field(default_factory=dict)
+    # the VNFCs of its hpa constraints, and the weight of hpa_score
+    hpa: tuple[has_hpa.Vnfc, ...] = ()
+    hpa_weight: float = 0.0
 
     @property
     def sized(self) -> bool:
         """Whether the demand asks a size or flavor (its capacity is
         checked); HAS solves a cloud demand without ``vim_fit``."""
         return 'vcpus' in self.demand or 'flavor' in self.demand
+
+    def hpa_split(self, candidates: Sequence[Mapping]
+                  ) -> tuple[list[Mapping], list[homing.Dropped],
+                             dict[str, has_hpa.RegionMatch]]:
+        """(kept candidates, dropped ones, region name -> its flavors)
+        by the demand's hpa constraints (all kept when it has none)."""
+        if not self.hpa:
+            return list(candidates), [], {}
+        kept, dropped, matches = [], [], {}
+        for candidate in candidates:
+            region = homing.Region.from_dict(candidate)
+            found = has_hpa.match_region(self.hpa, candidate.get('flavors'))
+            if isinstance(found, str):
+                dropped.append(homing.Dropped(region, found))
+            else:
+                kept.append(candidate)
+                matches[region.name] = found
+        return kept, dropped, matches
 
     def selection_request(self, candidates: list[dict]) -> dict:
         """The ``schemas.homing.SELECTION_REQUEST`` of this demand."""

@@ -17,6 +17,9 @@ objective form; any other is refused by name):
   are copied to the recommendation's attributes; a demand with no size
   (no ``vim_fit``) has its capacity left unchecked, as HAS does;
 - constraints ``zone`` and ``attribute``: see ``decision.has_constraints``;
+- constraints ``hpa`` (flavors matched by HPA features, see
+  ``decision.has_hpa``; the matched flavors' capacity is checked) and
+  ``hpa_score`` in the optimization;
 - constraints ``distance_to_location`` (``"< 100 km"``: a limit),
   ``vim_fit`` (``request: {vCPU, Memory, Storage}``: one instance of
   that size must fit, plus our optional ``count``) and, our extension,
@@ -25,8 +28,8 @@ objective form; any other is refused by name):
 - ``optimization``: ``minimize`` a ``sum`` of ``distance_between`` and
   our ``cloud_cost`` terms, bare or in ``product`` with a weight.
 
-Anything else (``reservation``, ``hpa`` constraints, the ``hpa_score``
-function, demand keys such as ``conflict_identifier``...) is refused
+Anything else (``reservation``, other constraint types and
+functions, demand keys such as ``conflict_identifier``...) is refused
 by name, never silently ignored: a plan we cannot honour must not be
 answered as if we had.
 

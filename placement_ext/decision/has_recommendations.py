@@ -5,10 +5,12 @@ hands SO what HAS would; how we chose the region is under
 ``selection``, which OSDF does not read.
 """
 
+from collections.abc import Mapping
 from collections.abc import Sequence
 
 from placement_ext.decision import has_constraints
 from placement_ext.decision import has_demand
+from placement_ext.decision import has_hpa
 from placement_ext.decision import homing
 
 INVENTORY_PROVIDER = 'placement_ext'
@@ -17,29 +19,40 @@ INVENTORY_PROVIDER = 'placement_ext'
 def recommendations(solved: Sequence[tuple[has_demand.DemandRequest,
                                            homing.Selection]],
                     limit: int,
-                    zones: Sequence[has_constraints.ZoneRule] = ()
-                    ) -> list[dict]:
+                    zones: Sequence[has_constraints.ZoneRule] = (),
+                    hpa: Mapping[str, Mapping[str, has_hpa.RegionMatch]]
+                    | None = None) -> list[dict]:
     """Up to ``limit`` solutions. Without zone constraints solution k
     takes each demand's k-th ranked region (demands are independent:
     each is exact); with some, the first combinations they allow
-    (:func:`has_constraints.combine`)."""
+    (:func:`has_constraints.combine`).
+
+    :param hpa: demand -> region name -> the region's flavors for the
+        demand's hpa constraints.
+    """
+    def recommend(request: has_demand.DemandRequest,
+                  ranked: homing.Ranked) -> dict:
+        return _recommendation(request, ranked, (hpa or {}).get(
+            request.name, {}).get(ranked.region.name))
+
     if zones:
         requests = {request.name: request for request, _ in solved}
         combinations = has_constraints.combine(
             [(request.name, selection.ranked)
              for request, selection in solved], zones, limit)
-        return [{name: _recommendation(requests[name], ranked)
+        return [{name: recommend(requests[name], ranked)
                  for name, ranked in combination.items()}
                 for combination in combinations]
     depth = min((len(selection.ranked) for _, selection in solved),
                 default=0)
-    return [{request.name: _recommendation(request, selection.ranked[k])
+    return [{request.name: recommend(request, selection.ranked[k])
              for request, selection in solved}
             for k in range(min(limit, depth))]
 
 
 def _recommendation(request: has_demand.DemandRequest,
-                    ranked: homing.Ranked) -> dict:
+                    ranked: homing.Ranked,
+                    flavors: has_hpa.RegionMatch | None = None) -> dict:
     """A recommendation with HAS's candidate and attributes (HAS's
     solver service, ``solution`` of ``conductor/solver/service.py``), so
     OSDF's response processor hands SO the region (``cloudRegionId``),
@@ -68,6 +81,11 @@ def _recommendation(request: has_demand.DemandRequest,
                  'capacity': ranked.capacity.basis}
     if ranked.cost is not None:
         selection['cost'] = ranked.cost.amount
+    if flavors is not None:
+        # HAS's: the flavor directives filled in with the flavors
+        attributes['directives'] = flavors.directives()
+        selection.update(flavor_map=flavors.flavor_map,
+                         hpa_score=flavors.score)
     return {'inventory_provider': INVENTORY_PROVIDER,
             'service_resource_id': request.service_resource_id or '',
             'candidate': candidate, 'attributes': attributes,

@@ -9,7 +9,9 @@ optional ``flavor`` and ``count``), and ``zone`` and ``attribute``
 (read by :mod:`has_constraints`); the ``optimization``: ``minimize`` a
 ``sum`` of ``distance_between`` and our ``cloud_cost`` terms, bare or in
 ``product`` with a weight, or the 2020-08-13 ``operation_function``.
-``hpa`` and ``hpa_score`` are refused saying what is missing.
+``hpa`` (read by :mod:`has_hpa`) and ``hpa_score`` in the objective
+(the higher a region's HPA score, the better: ``- weight * score``, as
+HAS).
 """
 
 import dataclasses
@@ -20,17 +22,16 @@ from placement_ext import exception
 from placement_ext.decision import has_constraints
 from placement_ext.decision import has_demand
 from placement_ext.decision import has_fields
+from placement_ext.decision import has_hpa
 
 SUPPORTED_CONSTRAINTS = ('distance_to_location', 'vim_fit',
-                         'cloud_selection_policy', 'zone', 'attribute')
+                         'cloud_selection_policy', 'zone', 'attribute',
+                         'hpa')
+SUPPORTED_FUNCTIONS = ('distance_between', 'cloud_cost', 'hpa_score')
 _DISTANCE = re.compile(r'^\s*(<=?)\s*([0-9]+(?:\.[0-9]+)?)\s*(km|mi)?\s*$')
 _KM_PER_MILE = 1.609344
 _MB_PER = {'MB': 1, 'GB': 1024, 'TB': 1024 * 1024}
 _GB_PER = {'GB': 1, 'TB': 1024}
-_NO_HPA = ('is not supported: HPA (flavors matched by hardware platform '
-           'features, the matched flavor\'s capacity checked in Placement, '
-           'hpa_score) is not built here; home the demand with vim_fit or '
-           'a cloud_selection_policy flavor')
 
 
 def _targets(name: str, constraint: Mapping,
@@ -57,8 +58,6 @@ def apply_constraint(name: str, constraint: object,
     field = f'template.constraints.{name}'
     constraint = has_fields.mapping(constraint, field)
     kind = constraint.get('type')
-    if kind == 'hpa':
-        raise exception.InvalidInput(field=f'{field}.type', reason=_NO_HPA)
     if kind not in SUPPORTED_CONSTRAINTS:
         raise has_constraints.unsupported(f'{field}.type',
                                           SUPPORTED_CONSTRAINTS, kind)
@@ -80,6 +79,10 @@ def apply_constraint(name: str, constraint: object,
         zones.append(has_constraints.ZoneRule.parse(
             name, properties, [r.name for r in targets],
             f'{field}.properties'))
+    elif kind == 'hpa':
+        vnfcs = has_hpa.parse(properties, f'{field}.properties')
+        for request in targets:
+            request.hpa += vnfcs
     elif kind == 'attribute':
         rules = tuple(has_constraints.attribute_rules(
             name, properties, f'{field}.properties'))
@@ -151,16 +154,23 @@ def apply_optimization(optimization: Mapping,
             requests[demand].weights['distance'] += weight
             requests[demand].customer_location = locations[location]
         elif function == 'cloud_cost':
-            demand = args[0] if isinstance(args, list) and args else None
-            if demand not in requests:
-                raise exception.InvalidInput(
-                    field=where, reason=f'{demand!r} is not a demand')
-            requests[demand].weights['cost'] += weight
+            _demand_arg(args, requests, where).weights['cost'] += weight
         elif function == 'hpa_score':
-            raise exception.InvalidInput(field=where, reason=_NO_HPA)
+            _demand_arg(args, requests, where).hpa_weight += weight
         else:
-            raise has_constraints.unsupported(
-                where, ('distance_between', 'cloud_cost'), function)
+            raise has_constraints.unsupported(where, SUPPORTED_FUNCTIONS,
+                                              function)
+
+
+def _demand_arg(args: object,
+                requests: Mapping[str, has_demand.DemandRequest],
+                where: str) -> has_demand.DemandRequest:
+    """The demand a one-demand function (``[demand]``) names."""
+    demand = args[0] if isinstance(args, list) and args else None
+    if demand not in requests:
+        raise exception.InvalidInput(
+            field=where, reason=f'{demand!r} is not a demand')
+    return requests[demand]
 
 
 def _objective_terms(optimization: Mapping, field: str) -> list[tuple]:

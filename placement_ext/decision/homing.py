@@ -362,8 +362,12 @@ def select(intent: Intent, candidates: Sequence[Region], *,
            capabilities: Capabilities, costs: CostModel,
            capacity: Callable[[Region], Capacity],
            weights: Weights = Weights(),
-           max_distance_km: float | None = None) -> Selection:
-    """Rank the candidates that pass every check; see the module doc."""
+           max_distance_km: float | None = None,
+           bonus: Callable[[Region], float] | None = None) -> Selection:
+    """Rank the candidates that pass every check; see the module doc.
+
+    :param bonus: taken off a region's value (HAS's ``hpa_score``).
+    """
     _refuse_duplicates(candidates)
     ranked, dropped = [], []
     # zones of one region share its policy verdict and its cost
@@ -397,7 +401,8 @@ def select(intent: Intent, candidates: Sequence[Region], *,
                     instance_type=demand.instance_type)
             cost = region_costs[key]
         value = weights.distance * distance + \
-            (weights.cost * cost.amount if cost else 0.0)
+            (weights.cost * cost.amount if cost else 0.0) - \
+            (bonus(region) if bonus else 0.0)
         ranked.append(Ranked(region, distance, cost, value, room))
     ranked.sort(key=lambda r: (r.value, r.distance_km,
                                r.cost.amount if r.cost else 0.0,

@@ -80,24 +80,35 @@ class Realization:
     template: dict
     changes: tuple[str, ...]
     flavor: str | None = None
+    environment: dict | None = None
 
     def to_dict(self) -> dict:
-        return {'template': self.template, 'changes': list(self.changes),
+        data = {'template': self.template, 'changes': list(self.changes),
                 'flavor': self.flavor}
+        if self.environment is not None:
+            data['environment'] = self.environment
+        return data
 
 
 def realize(template: Mapping, intent: homing.Intent,
-            flavors: Sequence[Flavor] | None = None) -> Realization:
+            flavors: Sequence[Flavor] | None = None,
+            environment: Mapping | None = None) -> Realization:
     """The template with ``intent`` realised for ``intent.vnfc``.
 
     :param flavors: the chosen region's flavors (with extra specs);
         needed only for a resource isolation intent.
+    :param environment: the template's Heat environment: a server whose
+        flavor is a parameter the environment sets gets its flavor
+        there (``parameters``), the template unchanged, as the
+        specification suggests (switch to a pre-defined flavor in the
+        environment file).
     :raises InvalidInput: ``template`` is not a Heat template.
     :raises IntentUnrealisable: no server of the VNFC, a server already in
         another server group, or no flavor with the asked QoS.
     """
     _check_template(template)
     result = copy.deepcopy(dict(template))
+    env = None if environment is None else _environment(environment)
     servers = _vnfc_servers(result['resources'], intent.vnfc)
     if not servers:
         raise exception.IntentUnrealisable(
@@ -108,9 +119,29 @@ def realize(template: Mapping, intent: homing.Intent,
         changes += _anti_affinity(result['resources'], servers, intent.vnfc)
     flavor = None
     if intent.isolation:
-        flavor, change = _isolation_flavor(result, servers, intent, flavors)
+        flavor, change = _isolation_flavor(result, servers, intent, flavors,
+                                           env)
         changes += change
-    return Realization(result, tuple(changes), flavor)
+    return Realization(result, tuple(changes), flavor, env)
+
+
+def _environment(environment: object) -> dict:
+    """A copy of the Heat environment, checked."""
+    if not isinstance(environment, Mapping) or not isinstance(
+            environment.get('parameters', {}), Mapping):
+        raise exception.InvalidInput(
+            field='environment',
+            reason='must be a Heat environment (a mapping whose '
+                   'parameters are a mapping)')
+    return copy.deepcopy(dict(environment))
+
+
+def _parameter(flavor: object) -> str | None:
+    """The parameter a server's ``flavor: {get_param: P}`` names."""
+    if isinstance(flavor, Mapping) and isinstance(flavor.get('get_param'),
+                                                  str):
+        return flavor['get_param']
+    return None
 
 
 def _check_template(template: object) -> None:
@@ -193,14 +224,17 @@ def _anti_affinity(resources: dict, servers: list, vnfc: str | None
 
 
 def _isolation_flavor(template: dict, servers: list, intent: homing.Intent,
-                      flavors: Sequence[Flavor] | None
+                      flavors: Sequence[Flavor] | None,
+                      environment: dict | None = None
                       ) -> tuple[str, list[str]]:
     if flavors is None:
         raise exception.IntentUnrealisable(
             reason=f'{intent.isolation} needs the region\'s flavors')
     by_name = {flavor.name: flavor for flavor in flavors}
     wanted = intent.oversubscription or 0
-    base = _base_flavor(template, servers, by_name)
+    set_by_env = {} if environment is None else \
+        environment.setdefault('parameters', {})
+    base = _base_flavor(template, servers, by_name, set_by_env)
     chosen = _choose_flavor(flavors, wanted, base)
     if chosen is None:
         near = f' of at least {base.name}\'s size {base.size}' if base else ''
@@ -211,7 +245,14 @@ def _isolation_flavor(template: dict, servers: list, intent: homing.Intent,
                    f'{" and ".join(RESERVATION_SPECS)} giving it')
     changes = []
     for where, properties in servers:
-        if properties.get('flavor') != chosen.name:
+        parameter = _parameter(properties.get('flavor'))
+        if parameter in set_by_env:
+            if set_by_env[parameter] != chosen.name:
+                set_by_env[parameter] = chosen.name
+                changes.append(f'environment parameter {parameter} '
+                               f'({where}) = {chosen.name} '
+                               f'({_describe_qos(intent)})')
+        elif properties.get('flavor') != chosen.name:
             properties['flavor'] = chosen.name
             changes.append(f'{where}: flavor = {chosen.name} '
                            f'({_describe_qos(intent)})')
@@ -225,16 +266,19 @@ def _describe_qos(intent: homing.Intent) -> str:
 
 
 def _base_flavor(template: Mapping, servers: list,
-                 by_name: Mapping[str, Flavor]) -> Flavor | None:
-    """The flavor the VNFC's servers name (literal or a parameter's
-    default), if the region has it."""
+                 by_name: Mapping[str, Flavor],
+                 set_by_env: Mapping) -> Flavor | None:
+    """The flavor the VNFC's servers name (literal, a parameter's value
+    in the environment or its default), if the region has it."""
     parameters = template.get('parameters') or {}
     for _where, properties in servers:
         flavor = properties.get('flavor')
-        if isinstance(flavor, Mapping) and 'get_param' in flavor:
-            flavor = (parameters.get(flavor['get_param']) or {}) \
-                .get('default') if isinstance(flavor['get_param'], str) \
-                else None
+        parameter = _parameter(flavor)
+        if parameter in set_by_env:
+            flavor = set_by_env[parameter]
+        elif isinstance(flavor, Mapping):
+            flavor = (parameters.get(parameter) or {}).get('default') \
+                if parameter else None
         if isinstance(flavor, str) and flavor in by_name:
             return by_name[flavor]
     return None

@@ -109,6 +109,13 @@ CANDIDATE_REGION = {
         'cloud_region_version': _NAME,
         'cloud_zone': _NAME,
         'complex_name': _NAME,
+        # A&AI's flavors of the region with their HPA capabilities, as
+        # HAS's hpa constraint reads them (decision.has_hpa)
+        'flavors': {'type': 'array', 'maxItems': 1000, 'items': {
+            'type': 'object',
+            'properties': {'flavor-name': _NAME, 'flavor-id': _NAME,
+                           'hpa-capabilities': {'type': 'object'}},
+            'required': ['flavor-name']}},
     },
     'required': ['cloud_owner', 'region_id', 'cloud_type', 'latitude',
                  'longitude'],

@@ -9,8 +9,6 @@ options, on a loopback port and its own SQLite file: no cloud, no broker.
 
 import os
 import socket
-import subprocess
-import sys
 import time
 
 import fixtures
@@ -19,6 +17,7 @@ import testtools
 
 from placement_ext.conf import api_server
 from placement_ext.tests.functional import processes
+from placement_ext.tests.functional.homing import api_process
 
 # the documented bound (README, "HTTP APIs"; the option's help)
 BOUND = api_server.CLIENT_TIMEOUT + api_server.IDLE_SWEEP_S
@@ -40,15 +39,7 @@ class TestIdleConnections(testtools.TestCase):
                          f'[database]\nconnection = sqlite:///{tmp}/pe.db\n'
                          f'[homing]\napi_host = 127.0.0.1\n'
                          f'api_port = {self.port}\n')
-        log = open(os.path.join(tmp, 'api.log'), 'w')
-        self.addCleanup(log.close)
-        process = subprocess.Popen(
-            [sys.executable, '-c', 'import sys; from placement_ext.cmd '
-             'import homing_api; sys.exit(homing_api.main())',
-             '--config-file', config],
-            stdout=log, stderr=subprocess.STDOUT)
-        self.addCleanup(processes.stop, process)
-        processes.wait_listening(self.port, process)
+        api_process.run(self, config, self.port)
 
     def _idle_client(self):
         sock = socket.create_connection(('127.0.0.1', self.port), 30)

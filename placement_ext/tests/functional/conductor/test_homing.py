@@ -5,22 +5,18 @@ servers over hosts; the HAS plan API served by placement-ext-homing-api.
 """
 
 import concurrent.futures
-import os
 import socket
-import subprocess
-import sys
 
 import oslo_messaging
 import requests
-import yaml
 
 from placement_ext import context as pe_context
 from placement_ext import polling
 from placement_ext.conductor import manager as conductor_manager
 from placement_ext.schemas import homing as schema
-from placement_ext.tests.functional import processes
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
 from placement_ext.tests.functional.conductor import base
+from placement_ext.tests.functional.homing import api_process
 from placement_ext.vocabulary import states
 
 # the statuses a HAS plan ends in
@@ -130,27 +126,9 @@ class TestPlanApi(base.ConductorCloudTestCase):
 
     def setUp(self):
         super().setUp()
-        regions = os.path.join(os.path.dirname(self.config_file),
-                               'regions.yaml')
-        with open(regions, 'w') as stream:
-            yaml.safe_dump(candidates(), stream)
-        self.port = processes.free_port()
-        with open(self.config_file, 'a') as stream:
-            stream.write(f'\n[homing]\nregions_file = {regions}\n'
-                         f'api_port = {self.port}\napi_username = osdf\n'
-                         f'api_password = s3cret\napi_client_timeout = 1\n'
-                         f'{self.extra_config}')
-        log = open(os.path.join(os.path.dirname(self.config_file),
-                                'api.log'), 'w')
-        self.addCleanup(log.close)
-        process = subprocess.Popen(
-            [sys.executable, '-c', 'import sys; from placement_ext.cmd '
-             'import homing_api; sys.exit(homing_api.main())',
-             '--config-file', self.config_file],
-            stdout=log, stderr=subprocess.STDOUT)
-        self.addCleanup(processes.stop, process)
-        self.url = f'http://127.0.0.1:{self.port}'
-        processes.wait_listening(self.port, process)
+        self.url = api_process.start(self, self.config_file, candidates(),
+                                     self.extra_config)
+        self.port = int(self.url.rsplit(':', 1)[1])
 
     def test_post_and_poll_a_plan(self):
         template = {

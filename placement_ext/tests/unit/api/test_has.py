@@ -182,11 +182,12 @@ class TestPlans(ApiTestCase):
 
     def test_a_template_we_cannot_honour_is_an_error_plan(self):
         template = size_template()
-        template['constraints']['hpa'] = {'type': 'hpa', 'demands': ['vG']}
-        self.post({'name': 'hpa', 'template': template, 'id': 'plan-1'})
+        template['constraints']['license'] = {'type': 'license',
+                                              'demands': ['vG']}
+        self.post({'name': 'license', 'template': template, 'id': 'plan-1'})
         plan = self.final('plan-1')
         self.assertEqual('error', plan['status'])
-        self.assertIn('template.constraints.hpa.type', plan['message'])
+        self.assertIn('template.constraints.license.type', plan['message'])
 
     def test_missing_regions_file_is_an_error_plan(self):
         self.config.config(group='homing', regions_file=None)

@@ -20,6 +20,7 @@ from placement_ext.decision import homing as decision
 from placement_ext.drivers.placement import driver as placement_driver
 from placement_ext.schemas import homing as schema
 from placement_ext.tests.unit.cli import test_reselection as base
+from placement_ext.tests.unit.decision import test_has_hpa as hpa
 from placement_ext.tests.unit.decision import test_has_plan
 from placement_ext.tests.unit.decision import test_intent_realization as ir
 
@@ -402,6 +403,53 @@ class TestLimits(ServiceTestCase):
         self.assertEqual('error', answer['status'])
         self.assertIn('timed out', answer['message'])
         self.assertEqual([], clients.built)
+
+    def test_hpa_flavors_their_capacity_and_the_hpa_score(self):
+        # R0 nearer, its m1.small without DPDK; R1 with it; R2's flavor
+        # lacks the mandatory feature; R3's does not exist in its Nova
+        def region(n, *capabilities, name='m1.small'):
+            return {'cloud_owner': 'Owner', 'region_id': f'R{n}',
+                    'cloud_type': 'OpenStack', 'latitude': 0.0,
+                    'longitude': 0.1 * n,
+                    'flavors': [hpa.flavor(name, *capabilities)]}
+        path = self.useFixture(fixtures.TempDir()).join('regions.yaml')
+        with open(path, 'w') as stream:
+            yaml.safe_dump([region(0, hpa.BASIC_8_16),
+                            region(1, hpa.BASIC_8_16, hpa.DPDK),
+                            region(2, hpa.BASIC_4_4),
+                            region(3, hpa.BASIC_8_16, name='gone')], stream)
+        template = {
+            'homing_template_version': '2017-10-10',
+            'locations': {'here': {'latitude': 0.0, 'longitude': 0.0}},
+            'demands': {'vG': [{'inventory_type': 'cloud'}]},
+            'constraints': {'hpa': {
+                'type': 'hpa', 'demands': 'vG', 'properties': {
+                    'evaluate': [hpa.vnfc(
+                        'vg_1', 'label_1',
+                        hpa.feature('basicCapabilities', 'True',
+                                    hpa.AT_LEAST_8),
+                        hpa.feature('ovsDpdk', 'False', [], score=5))]}}},
+            'optimization': {'minimize': {'sum': [
+                {'distance_between': ['here', 'vG']},
+                {'product': [100, {'hpa_score': ['vG']}]}]}}}
+        answer = homing.solve_plan(self.make_conf(regions_file=path),
+                                   template, 2, FakeClients())
+        self.assertEqual('done', answer['status'], answer['message'])
+        first, second = (s['vG'] for s in answer['recommendations'])
+        self.assertEqual(('R1', 'R0'), (first['candidate']['candidate_id'],
+                                        second['candidate']['candidate_id']))
+        self.assertEqual(({'label_1': 'm1.small'}, 5),
+                         (first['selection']['flavor_map'],
+                          first['selection']['hpa_score']))
+        self.assertEqual('m1.small', first['attributes']['directives'][
+            'directives'][0]['directives'][0]['attributes'][0][
+            'attribute_value'])
+        self.assertIn('6 instance(s) of m1.small fit',
+                      first['selection']['capacity'])
+        dropped = {d['region']: d['reason'] for d in answer['dropped']['vG']}
+        self.assertIn('mandatory features of VNFC vg_1', dropped['Owner_R2'])
+        self.assertEqual('capacity: 1 instance(s) needed, flavor gone does '
+                         'not exist in region R3', dropped['Owner_R3'])
 
     def _regions(self, count):
         path = self.useFixture(fixtures.TempDir()).join('regions.yaml')

@@ -110,16 +110,18 @@ class TestTranslate(testtools.TestCase):
         greater['constraints']['constraint_vg_customer']['properties'][
             'distance'] = '> 100 km'
         score = with_changes(optimization={'minimize': {'sum': [
-            {'product': [200, {'hpa_score': ['vG']}]}]}})
+            {'product': [200, {'latency_between': ['customer_loc',
+                                                   'vG']}]}]}})
         service = with_changes(demands={'vG': [
             {'inventory_type': 'service'}]})
         for template, field, reason in (
-                (hpa, 'template.constraints.hpa.type',
-                 'HPA (flavors matched by hardware platform features'),
+                (hpa, 'template.constraints.hpa.properties.evaluate',
+                 'must list the VNFCs'),
                 (greater, 'template.constraints.constraint_vg_customer'
                           '.properties.distance', 'upper limit'),
                 (score, 'template.optimization.minimize.sum[0]',
-                 'hpa_score) is not built here'),
+                 "'latency_between' is not supported (supported: "
+                 "distance_between, cloud_cost, hpa_score)"),
                 (service, 'template.demands.vG[0].inventory_type',
                  'only cloud regions')):
             error = self.assertRaises(exception.InvalidInput,
