@@ -145,7 +145,8 @@ class HostLcm:
     def end_with_host(self, host_state: Callable[[str], str | None]
                       ) -> list[op_obj.Operation]:
         """End our operations whose host occurrence ended (rolled back
-        or failed) the same way; the ones ended.
+        or failed) the same way, or completed without ours (FAILED); the
+        ones ended.
 
         :param host_state: the host occurrence's state by its id (None:
             unknown).
@@ -153,11 +154,12 @@ class HostLcm:
         ended = []
         for op in op_obj.lcm_op_occ_pending(self._db):
             lcm = op.params['lcm_op_occ_id']
+            host = host_state(lcm)
             state = host_lcm.on_host_end(op.state, self._owner.live(op),
-                                         host_state(lcm))
+                                         host)
             if state is None:
                 continue
-            ended_by = exception.HostEnded(lcm=lcm, state=state).to_dict()
+            ended_by = exception.HostEnded(lcm=lcm, state=host).to_dict()
             if op.error:  # the failure's cause stays first
                 ended_by = {**op.error, 'detail': f'{op.error["detail"]} '
                                                   f'({ended_by["detail"]})'}

@@ -20,9 +20,13 @@ REUSE = 'reuse'          # COMPLETED: the stack has its zones already
 START_NEW = 'start_new'  # ended otherwise: nothing to resume
 
 _RUNNABLE = (states.STATE_STARTING, states.STATE_PROCESSING)
-# Tacker's terminal LcmOperationStateType values -> ours
+# Tacker's terminal LcmOperationStateType values -> ours. COMPLETED with
+# ours unended: another conductor (Tacker's own, before ours was swapped
+# in again) completed the occurrence without ours, which did not
+# complete: it ends FAILED, its cause kept
 HOST_ENDS = {'FAILED': states.STATE_FAILED,
-             'ROLLED_BACK': states.STATE_ROLLED_BACK}
+             'ROLLED_BACK': states.STATE_ROLLED_BACK,
+             'COMPLETED': states.STATE_FAILED}
 
 
 def on_retry(state: str, claim_live: bool) -> str:
@@ -48,7 +52,10 @@ def on_host_end(state: str, claim_live: bool,
 
     Only an operation nobody drives is ended: FAILED_TEMP, or runnable
     with a stale claim (its process stopped, as Tacker's did). A live run
-    is left to finish; a COMPLETED one keeps what it did.
+    is left to finish; a COMPLETED one keeps what it did. An occurrence
+    COMPLETED while ours had not ended was completed without ours (by
+    Tacker's own conductor, swapped in meanwhile: our retry resumes ours
+    before Tacker's stack request): ours ends FAILED.
     """
     ended = HOST_ENDS.get(host_state or '')
     if ended is None:

@@ -47,10 +47,13 @@ class CloudUnavailable(Exception):
 _STATE: dict = {}   # per test process: the status, or why there is none
 
 
-def run_minicloud(*args: str,
-               timeout: float = 120) -> subprocess.CompletedProcess:
+def run_minicloud(*args: str, timeout: float = 120,
+                  env: dict[str, str] | None = None
+                  ) -> subprocess.CompletedProcess:
+    """``minicloud ARGS``; ``env``: variables set over this process's."""
     return subprocess.run([str(MINICLOUD), *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout,
+                          env={**os.environ, **env} if env else None)
 
 
 def _status() -> dict:

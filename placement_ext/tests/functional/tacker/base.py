@@ -52,6 +52,23 @@ def restart_tacker() -> None:
                                f'{result.stderr}')
 
 
+# the addon's variable naming the conductor ``addon restart`` starts
+# (tools/minicloud/addon_tacker.py)
+CONDUCTOR_VARIABLE = 'PLACEMENT_EXT_MINICLOUD_TACKER_CONDUCTOR'
+
+
+def restart_conductor(tackers: bool = False) -> None:
+    """Restart the addon's tacker-conductor as Tacker's own
+    ``tacker-conductor`` (``tackers``) or as ours, on the same
+    configuration, as an operator swaps them (doc/source/tacker.rst)."""
+    result = fixture.run_minicloud(
+        'addon', 'restart', 'tacker', 'tacker-conductor', timeout=600,
+        env={CONDUCTOR_VARIABLE: 'tacker' if tackers else 'ours'})
+    if result.returncode != 0:
+        raise RuntimeError(f'restart tacker-conductor: {result.stdout}'
+                           f'{result.stderr}')
+
+
 class TackerTestCase(testtools.TestCase):
     """``self.tacker`` (API as the cloud's admin), ``self.cloud``, and
     the test VNF package onboarded once per test process."""
@@ -101,15 +118,19 @@ class TackerTestCase(testtools.TestCase):
         auth = self.cloud.admin.config.config['auth']
         return tacker_api.vim_connection_info(auth, 'RegionOne')
 
+    def start(self) -> tuple[str, str]:
+        """(VNF instance, its instantiate occurrence), not waited for."""
+        inst_id = self.tacker.create_instance(self.vnfd_id,
+                                              fixture.unique_name('vnf'))
+        return inst_id, self.tacker.lcm(
+            inst_id, 'instantiate', tacker_api.instantiate_request(
+                self.vim()))
+
     def instantiate(self) -> tuple[str, dict]:
         """A new VNF instantiated through Tacker's v2 API: (its id, the
         LCM operation occurrence when it ended)."""
-        inst_id = self.tacker.create_instance(self.vnfd_id,
-                                              fixture.unique_name('vnf'))
-        occ = self.tacker.wait(self.tacker.lcm(
-            inst_id, 'instantiate',
-            tacker_api.instantiate_request(self.vim())))
-        return inst_id, occ
+        inst_id, lcm_id = self.start()
+        return inst_id, self.tacker.wait(lcm_id)
 
     def zones(self, inst_id: str) -> dict[str, str]:
         return tacker_api.vnfc_zones(self.tacker.instance(inst_id))
@@ -117,6 +138,13 @@ class TackerTestCase(testtools.TestCase):
     def operations(self, inst_id: str) -> list[op_obj.Operation]:
         """Our operations (with attempts) for a VNF, oldest first."""
         return tacker_api.operations_for(self.db, inst_id)
+
+    def quota_left(self, instances: int) -> None:
+        """The admin may start ``instances`` more servers (then Heat
+        fails with Nova's quota error, which no zone move can fix)."""
+        used = len(list(self.cloud.admin.compute.servers()))
+        self.cloud.admin.set_compute_quotas('admin',
+                                            instances=used + instances)
 
     def assertCompleted(self, occ: dict) -> None:
         self.assertEqual('COMPLETED', occ['operationState'],

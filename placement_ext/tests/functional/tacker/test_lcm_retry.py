@@ -15,7 +15,6 @@ import time
 from testtools import content
 
 from placement_ext import errors
-from placement_ext.testing import tacker_api
 from placement_ext.tests.functional.cloud import fixture
 from placement_ext.tests.functional.tacker import base
 from placement_ext.vocabulary import states
@@ -31,14 +30,6 @@ class TestTackerLcmRetry(base.TackerTestCase):
         return {'conductor': {'operation_takeover_timeout': TAKEOVER_S,
                               'operation_heartbeat_interval': 5},
                 'placement_ext': {'lcm_sync_interval': SYNC_S}}
-
-    def start(self) -> tuple[str, str]:
-        """(VNF instance, its instantiate occurrence), not waited for."""
-        inst_id = self.tacker.create_instance(self.vnfd_id,
-                                              fixture.unique_name('vnf'))
-        return inst_id, self.tacker.lcm(
-            inst_id, 'instantiate', tacker_api.instantiate_request(
-                self.vim()))
 
     def occ_action(self, lcm_id: str, action: str) -> dict:
         """POST retry, rollback or fail; the occurrence once it has
@@ -60,11 +51,6 @@ class TestTackerLcmRetry(base.TackerTestCase):
             ops = self.operations(inst_id)
             return ops if ops and ops[-1].state == state else None
         return self.wait_until(f'our operation {state}', ended)
-
-    def quota_left(self, instances: int) -> None:
-        used = len(list(self.cloud.admin.compute.servers()))
-        self.cloud.admin.set_compute_quotas('admin',
-                                            instances=used + instances)
 
     def assertNotTriedAgain(self, op, zone='AZ-1'):
         """``zone``, found full by Tacker's try (our attempt 0), was never

@@ -20,17 +20,6 @@ from placement_ext.tests.functional.tacker import base
 from placement_ext.vocabulary import states
 
 
-def _vnfc_info_id(inst: dict, vnfc: str) -> str:
-    """Tacker's vnfcInfo id (what heal takes) of VNFC ``VDU2-1``."""
-    info = inst['instantiatedVnfInfo']
-    vdu, _, idx = vnfc.rpartition('-')
-    res_id = next(r['id'] for r in info['vnfcResourceInfo']
-                  if r['vduId'] == vdu and r['metadata']['vdu_idx'] ==
-                  int(idx))
-    return next(v['id'] for v in info['vnfcInfo']
-                if v['vnfcResourceInfoId'] == res_id)
-
-
 class TestOurReselectionInTacker(base.TackerTestCase):
 
     def test_instantiate_scale_out_and_heal_reselect_only_targets(self):
@@ -75,7 +64,7 @@ class TestOurReselectionInTacker(base.TackerTestCase):
         for server in az1:
             self.cloud.admin.compute.wait_for_delete(server, wait=300)
         occ = self.tacker.wait(self.tacker.lcm(
-            inst_id, 'heal', tacker_api.heal_request([_vnfc_info_id(
+            inst_id, 'heal', tacker_api.heal_request([tacker_api.vnfc_info_id(
                 self.tacker.instance(inst_id), 'VDU2-1')])))
         self.assertCompleted(occ)
         healed = self.zones(inst_id)

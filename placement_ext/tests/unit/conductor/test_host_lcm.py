@@ -192,6 +192,15 @@ class TestEndWithHost(TestHostLcm):
         self.assertIn('lcmocc-2 FAILED', op.error['detail'])
         self.assertEqual([], self.host.end_with_host(answers.get))
 
+    def test_completed_without_ours_ends_ours_failed_naming_it(self):
+        # Tacker's own conductor (swapped in) completed the occurrence
+        op = self.failed_temp()
+        [ended] = self.host.end_with_host(lambda lcm: 'COMPLETED')
+        self.assertEqual((op.id, states.STATE_FAILED),
+                         (ended.id, ended.state))
+        self.assertIn('Nova is unavailable', ended.error['detail'])
+        self.assertIn(f'{LCM} COMPLETED', ended.error['detail'])
+
     def test_a_stopped_run_ends_a_live_one_is_left(self):
         stopped, live = self.failed_temp(), self.failed_temp('lcmocc-2')
         stopped = self.claimed_by(op_obj.set_state(

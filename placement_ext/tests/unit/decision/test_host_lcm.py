@@ -37,13 +37,16 @@ class TestOnHostEnd(testtools.TestCase):
              s.STATE_ROLLED_BACK),
             (s.STATE_PROCESSING, False, 'FAILED', s.STATE_FAILED),
             (s.STATE_STARTING, False, 'ROLLED_BACK', s.STATE_ROLLED_BACK),
+            # completed by another conductor (Tacker's, swapped in)
+            (s.STATE_FAILED_TEMP, False, 'COMPLETED', s.STATE_FAILED),
+            (s.STATE_PROCESSING, False, 'COMPLETED', s.STATE_FAILED),
             # a live run is left to finish
             (s.STATE_PROCESSING, True, 'FAILED', None),
+            (s.STATE_PROCESSING, True, 'COMPLETED', None),
             # Tacker's occurrence has not ended
             (s.STATE_FAILED_TEMP, False, 'FAILED_TEMP', None),
             (s.STATE_FAILED_TEMP, False, 'PROCESSING', None),
             (s.STATE_FAILED_TEMP, False, 'ROLLING_BACK', None),
-            (s.STATE_FAILED_TEMP, False, 'COMPLETED', None),
             (s.STATE_FAILED_TEMP, False, None, None),
             # ours ended already
             (s.STATE_COMPLETED, False, 'ROLLED_BACK', None),
