@@ -41,6 +41,7 @@ import time
 from minicloud import addons
 from minicloud import backends
 from minicloud import configs
+from minicloud import firewall
 from minicloud import lifecycle
 from minicloud import netns
 from minicloud import procs
@@ -462,9 +463,12 @@ def our_services(s: mc_settings.Settings) -> list[services.Service]:
 
 
 def start_service(s: mc_settings.Settings, name: str) -> None:
-    """(Re)start one of :func:`our_services` by name (``ha-manager1``)."""
+    """(Re)start one of :func:`our_services` by name (``ha-manager1``),
+    in its own cgroup when the machine allows it (``firewall``: a test
+    can then drop its packets alone)."""
     svc = next(svc for svc in our_services(s) if svc.name == name)
-    procs.Proc(s.path(), svc.name).start(svc.argv, svc.env, s.path())
+    procs.Proc(s.path(), svc.name).start(
+        firewall.wrap(s, svc.name, svc.argv), svc.env, s.path())
 
 
 def _our_services_up(s: mc_settings.Settings) -> None:
@@ -521,6 +525,7 @@ def down(s: mc_settings.Settings) -> int:
     with lifecycle.locked(s.path(), 'ha.lock'):
         procs.stop_many(all_procs(s))
         netns.down(s.path())
+        firewall.down(s)
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(_dir(s))
     return 0
