@@ -98,11 +98,17 @@ class TestControllerDroppedFromRabbit(services.ServicesTestCase):
         self._cut('controller_deaf_to_rabbitmq', 'in')
 
     def _answers(self, timeout: float) -> dict | None:
-        """Controller 2's manager's answer to a call sent to it alone."""
-        return polling.until(
-            lambda: self.api.client.prepare(
-                server='controller2', timeout=5).call(self.context, 'ping'),
-            timeout=timeout, retry_on=(oslo_messaging.MessagingTimeout,))
+        """Controller 2's manager's answer to a call sent to it alone;
+        None if none came within ``timeout`` (and a call's 5 s)."""
+        try:
+            return polling.until(
+                lambda: self.api.client.prepare(
+                    server='controller2', timeout=5).call(self.context,
+                                                          'ping'),
+                timeout=timeout,
+                retry_on=(oslo_messaging.MessagingTimeout,))
+        except oslo_messaging.MessagingTimeout:
+            return None
 
     def _cut(self, case: str, direction: str) -> None:
         urls = self.ha['controller_db_urls']
@@ -169,6 +175,8 @@ class TestConductorDroppedFromHeat(services.HAConductorTestCase):
             self, [owner.replace('controller', 'conductor')],
             ha_fixture.heat_endpoints())
         until = time.monotonic() + HEAT_CUT_SECONDS
+        self.assertIn(op_obj.get(self.db, op_id).state,
+                      op_obj.RUNNABLE_STATES, 'it ended before the cut')
         self.wait(op_id, lambda op: time.monotonic() >= until
                   or op.state not in op_obj.RUNNABLE_STATES, owners)
         # it may end while cut (FAILED_TEMP, a Heat request timed out)
