@@ -159,14 +159,9 @@ class TestControllerDroppedFromRabbit(services.ServicesTestCase):
 class TestConductorDroppedFromHeat(services.HAConductorTestCase):
 
     def test_conductor_cut_from_heat_mid_reselection(self):
-        self.cloud.fill_zone('AZ-1')
-        api, context = self.api()
-        op_id = api.start_operation(context, self.request(
-            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))['id']
-        owners = []
         # AZ-1 failed, the move elsewhere is in flight: cut its driver
         # from Heat
-        op = self.wait(op_id, lambda op: len(op.attempts) == 2, owners)
+        op_id, op, owners = self.reselecting()
         owner = op.owner
         failed = LogCount(self.ha['logs'],
                           owner.replace('controller', 'conductor'),
