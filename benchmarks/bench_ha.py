@@ -399,7 +399,7 @@ PARTITION_CASES = [
      'seconds_cut', 'seconds_to_answer', 'reconnects_retried'),
     ('conductor_dropped_from_heat',
      "Reselecting conductor's packets to and from Heat dropped (75 s)",
-     'seconds_cut', 'seconds_heal_to_end', 'heat_failures_logged')]
+     'seconds_cut_to_end', 'seconds_heal_to_end', 'heat_failures_logged')]
 
 
 def _partitions(run: dict | None) -> tuple[list[str], tuple[str, ...]]:
@@ -444,8 +444,10 @@ def _partitions(run: dict | None) -> tuple[list[str], tuple[str, ...]]:
         f"after the heal. The last three rows "
         f"(``test_packet_drops.py``) drop our own services' packets "
         f"(nftables, each service in its own cgroup): out is how long the "
-        f"cut lasted, back the seconds from the heal until controller 2 "
-        f"answered RPC again, or until the operation ended; retried "
+        f"cut lasted (Heat: from the cut until the operation ended), back "
+        f"the seconds from the heal until controller 2 answered RPC "
+        f"again, or until the operation ended (0: it ended while cut, "
+        f"FAILED_TEMP with its cause); retried "
         f"counts the cut service's reconnect attempts to RabbitMQ, or its "
         f"Heat requests that failed and were made again. Total run: "
         f"{run['total_seconds']} s.",
