@@ -440,6 +440,11 @@ def controller_config(s: mc_settings.Settings, controller: int) -> dict:
         # a killed conductor's operations are adopted after 30 s
         'conductor': {'operation_heartbeat_interval': '10',
                       'operation_takeover_timeout': '30'},
+        # a lease start or end a killed manager left in progress is taken
+        # over by the other after 90 s without progress (the default,
+        # 600 s, is past the fault cases' 240 s bound); past the longest
+        # single Nova or Placement call (their clients' timeout, 60 s)
+        'reservation': {'event_stale_after': '90'},
         'oslo_messaging_rabbit': dict(RABBIT_OPTIONS),
         'heat': dict(admin), 'nova': dict(admin), 'placement': dict(admin),
     }
