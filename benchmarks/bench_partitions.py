@@ -2,17 +2,17 @@
 ``benchmarks/results/ha.*``).
 
 Runs the partition cases (``placement_ext/tests/functional/ha/
-test_partitions.py``) with ``PLACEMENT_EXT_HA_RESULTS`` naming a file the
-cases write their measures to: seconds until the cut node is out
-(Galera: non-Primary; RabbitMQ: the majority sees two running nodes),
-until it is back after the heal (Galera: Synced in a cluster of three;
-RabbitMQ: three running nodes), from the heal to the last request's
-answer, the requests, how many were created, whose answer was lost, and
-the transactions retried; overbooked and lost are asserted 0 by the
-cases (a failed case writes no row). Needs the embedded cloud and its HA
-topology running as root (``minicloud up``, ``minicloud ha up``: each
-node in its own network namespace), with the same
-``PLACEMENT_EXT_MINICLOUD_*`` environment.
+test_partitions.py`` and ``test_packet_drops.py``) with
+``PLACEMENT_EXT_HA_RESULTS`` naming a file the cases write their
+measures to: seconds until the cut node is out (Galera: non-Primary;
+RabbitMQ: the majority sees two running nodes), until it is back after
+the heal (Galera: Synced in a cluster of three; RabbitMQ: three running
+nodes), from the heal to the last request's answer, the requests, how
+many were created, whose answer was lost, and the transactions retried;
+overbooked and lost are asserted 0 by the cases (a failed case writes no
+row). Needs the embedded cloud and its HA topology running as root
+(``minicloud up``, ``minicloud ha up``: each node in its own network
+namespace), with the same ``PLACEMENT_EXT_MINICLOUD_*`` environment.
 
     .venv/bin/python benchmarks/bench_partitions.py
 
@@ -30,7 +30,8 @@ import time
 import bench_ha  # benchmarks/, a sibling
 import report as report_page
 
-CASES = r'placement_ext\.tests\.functional\.ha\.test_partitions\.'
+CASES = (r'placement_ext\.tests\.functional\.ha\.'
+         r'(test_partitions|test_packet_drops)\.')
 
 
 def run_cases() -> tuple[dict, bool]:

@@ -41,6 +41,7 @@ import time
 from minicloud import addons
 from minicloud import backends
 from minicloud import configs
+from minicloud import firewall
 from minicloud import lifecycle
 from minicloud import netns
 from minicloud import procs
@@ -439,6 +440,11 @@ def controller_config(s: mc_settings.Settings, controller: int) -> dict:
         # a killed conductor's operations are adopted after 30 s
         'conductor': {'operation_heartbeat_interval': '10',
                       'operation_takeover_timeout': '30'},
+        # a lease start or end a killed manager left in progress is taken
+        # over by the other after 90 s without progress (the default,
+        # 600 s, is past the fault cases' 240 s bound); past the longest
+        # single Nova or Placement call (their clients' timeout, 60 s)
+        'reservation': {'event_stale_after': '90'},
         'oslo_messaging_rabbit': dict(RABBIT_OPTIONS),
         'heat': dict(admin), 'nova': dict(admin), 'placement': dict(admin),
     }
@@ -462,9 +468,12 @@ def our_services(s: mc_settings.Settings) -> list[services.Service]:
 
 
 def start_service(s: mc_settings.Settings, name: str) -> None:
-    """(Re)start one of :func:`our_services` by name (``ha-manager1``)."""
+    """(Re)start one of :func:`our_services` by name (``ha-manager1``),
+    in its own cgroup when the machine allows it (``firewall``: a test
+    can then drop its packets alone)."""
     svc = next(svc for svc in our_services(s) if svc.name == name)
-    procs.Proc(s.path(), svc.name).start(svc.argv, svc.env, s.path())
+    procs.Proc(s.path(), svc.name).start(
+        firewall.wrap(s, svc.name, svc.argv), svc.env, s.path())
 
 
 def _our_services_up(s: mc_settings.Settings) -> None:
@@ -521,6 +530,7 @@ def down(s: mc_settings.Settings) -> int:
     with lifecycle.locked(s.path(), 'ha.lock'):
         procs.stop_many(all_procs(s))
         netns.down(s.path())
+        firewall.down(s)
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(_dir(s))
     return 0

@@ -17,6 +17,7 @@ import time
 
 from minicloud import backends
 from minicloud import configs
+from minicloud import firewall
 from minicloud import health
 from minicloud import install
 from minicloud import netns
@@ -294,6 +295,9 @@ def down(base: pathlib.Path, keep: bool = False) -> int:
     with locked(base, TESTS_LOCK_FILE), locked(base):
         stop_all(base)
         netns.down(base)       # the HA nodes' namespaces, if any
+        saved = mc_settings.load(base)
+        if saved is not None:  # the HA services' cgroups and cuts
+            firewall.down(saved)
         if not keep:
             wipe(base)
         log(f'down ({"kept" if keep else "removed"} {base})')

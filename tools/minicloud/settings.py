@@ -22,9 +22,10 @@ PIP_REQUIREMENTS = (
     'nova==34.0.0', 'openstack-placement==16.0.0', 'openstack-heat==27.0.1',
     'keystone==30.0.0', 'glance==33.0.0', 'neutron==29.0.0',
     'SQLAlchemy<2.1', 'pymysql', 'waitress')
-# galera-4, rsync and haproxy: the HA topology (minicloud ha, see ha.py)
+# galera-4, rsync and haproxy: the HA topology (minicloud ha, see ha.py);
+# nftables: its tests' packet drops (firewall.py)
 DEBIAN_PACKAGES = ('mariadb-server', 'rabbitmq-server', 'galera-4', 'rsync',
-                   'haproxy')
+                   'haproxy', 'nftables')
 
 # Unusual ports: the machine's own MariaDB (3306), RabbitMQ (5672) and
 # other engineers' services must never be touched.

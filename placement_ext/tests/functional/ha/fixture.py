@@ -40,6 +40,7 @@ REJOIN_TIMEOUT = 240
 _STATE: dict = {}
 
 sys.path.insert(0, str(cloud_fixture.REPO / 'tools'))
+from minicloud import firewall  # noqa: E402
 from minicloud import ha  # noqa: E402
 from minicloud import ha_addons  # noqa: E402
 from minicloud import netns  # noqa: E402
@@ -274,8 +275,9 @@ def links(test: unittest.TestCase) -> 'netns.Links':
     platform reason."""
     found = netns.load(settings())
     if found is None:
-        test.skipTest('the HA topology runs without network namespaces '
-                      '(needs root and "ip netns"): no link to cut')
+        test.skipTest('platform: the HA topology runs without network '
+                      'namespaces (needs root and "ip netns"): no link to '
+                      'cut')
     return found
 
 
@@ -294,9 +296,47 @@ def partition(test: unittest.TestCase, side: list[str],
 
 
 def heal() -> float:
-    """Heal every cut; the monotonic time of the heal."""
-    netns.heal(netns.load(settings()))
+    """Heal every cut (links and packet drops); the monotonic time of
+    the heal."""
+    s = settings()
+    found = netns.load(s)
+    if found is not None:
+        netns.heal(found)
+    firewall.heal(s)
     return time.monotonic()
+
+
+def cut_services(test: unittest.TestCase, names: list[str],
+                 endpoints: list[tuple[str, int]],
+                 direction: str = 'both') -> None:
+    """Drop, silently, the packets between HA services ``names``
+    (``manager2``) and ``endpoints`` (``firewall.cut``: ``both`` ways,
+    ``out`` what they send, ``in`` what they are sent); healed at
+    cleanup if the test did not heal. Skipped (a platform reason) where
+    the services do not run in cgroups of their own."""
+    s = settings()
+    for name in names:
+        pid = procs.Proc(s.path(), f'ha-{name}').pid
+        test.assertIsNotNone(pid, f'{name} is not running')
+        if not firewall.in_own_cgroup(s, f'ha-{name}', pid):
+            test.skipTest(f'platform: {name} runs in no cgroup of its own '
+                          '(needs root, nft and cgroup v2): its packets '
+                          'cannot be dropped alone')
+    test.addCleanup(firewall.heal, s)
+    firewall.cut(s, [f'ha-{name}' for name in names], endpoints, direction)
+
+
+def rabbit_endpoints() -> list[tuple[str, int]]:
+    """The RabbitMQ nodes' AMQP addresses, as our services reach them."""
+    s = settings()
+    p = ha.ports(s)
+    return [(netns.host(s, f'rabbit{i}'), p[f'rabbit{i}'])
+            for i in range(ha.NODES)]
+
+
+def heat_endpoints() -> list[tuple[str, int]]:
+    """heat-api's address, as the Keystone catalog gives it."""
+    return [('127.0.0.1', settings().ports['heat'])]
 
 
 def galera_status(node: int) -> dict[str, str]:

@@ -238,6 +238,18 @@ class HAConductorTestCase(conductor_base.ConductorCloudTestCase):
         api.wait_until_up(context)
         return api, context
 
+    def reselecting(self):
+        """An INSTANTIATE of VDU1-0 into a full AZ-1, waited for until
+        AZ-1 failed and the move elsewhere is in flight: the operation's
+        id, the operation then, and the owners seen so far."""
+        self.cloud.fill_zone('AZ-1')
+        api, context = self.api()
+        op_id = api.start_operation(context, self.request(
+            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))['id']
+        owners = []
+        op = self.wait(op_id, lambda op: len(op.attempts) == 2, owners)
+        return op_id, op, owners
+
     def assert_one_owner_at_a_time(self, owners, most):
         """The owners seen, in turn: at most ``most`` of them, none
         twice (an owner never comes back after another took over)."""
@@ -251,13 +263,8 @@ class HAConductorTestCase(conductor_base.ConductorCloudTestCase):
 class TestConductorKilled(HAConductorTestCase):
 
     def test_conductor_killed_the_other_adopts(self):
-        self.cloud.fill_zone('AZ-1')
-        api, context = self.api()
-        op_id = api.start_operation(context, self.request(
-            'INSTANTIATE', {'VDU1-0': 'AZ-1'}, ['VDU1-0']))['id']
-        owners = []
         # AZ-1 failed, the move elsewhere is in flight: kill its driver
-        op = self.wait(op_id, lambda op: len(op.attempts) == 2, owners)
+        op_id, op, owners = self.reselecting()
         killed = op.owner
         ha_fixture.kill_service(self, killed.replace('controller',
                                                      'conductor'))
