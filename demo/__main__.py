@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     status, started_cloud = bring_cloud_up()
     config_file = write_config(status)
     conf = pe_conf.new_conf(['--config-file', str(config_file)])
+    # Tacker and Blazar (their venvs installed on a first run) start
+    # while the first steps run: 1 to 2 minutes less of waiting
+    addons = cloud.start_addons(('tacker', 'blazar'), BASE / 'addons.log')
     services.start(BASE, config_file)
     transport = rpc.get_transport(conf)
     showcase_ = Showcase(conf, transport, status)
@@ -90,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         # before the clean-up: it may take RabbitMQ down with the cloud
         transport.cleanup()
+        addons.wait()
     if not args.keep:
         outcomes += steps.run_all([steps.Step(
             'Cleaning up', _stop_all if started_cloud

@@ -38,6 +38,17 @@ def minicloud(*args: str, timeout: float = 900) -> str:
     return done.stdout
 
 
+def start_addons(names: Iterable[str], log: pathlib.Path) -> subprocess.Popen:
+    """``minicloud addon up NAME`` for each name, one after the other, in
+    the background (their output in ``log``): the steps that use them
+    call ``addon up`` themselves, which waits for these (minicloud's
+    lock) and then finds them up, or says why not."""
+    script = '; '.join(f'"$0" addon up {name}' for name in names)
+    with open(log, 'w') as out:
+        return subprocess.Popen(['sh', '-c', script, str(MINICLOUD)],
+                                stdout=out, stderr=subprocess.STDOUT)
+
+
 def quota_to_set(limits: dict[str, int], used: dict[str, int],
                  need: dict[str, int]) -> dict[str, int]:
     """The quota values to set so that ``need`` more fit beside
