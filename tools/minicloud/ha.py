@@ -449,7 +449,11 @@ def config_file(s: mc_settings.Settings, controller: int) -> pathlib.Path:
 
 
 def our_services(s: mc_settings.Settings) -> list[services.Service]:
-    env = {**services.base_env(s), 'PYTHONPATH': str(mc_settings.REPO)}
+    env = services.base_env(s)
+    if f'{mc_settings.PREFIX}HA_VENV' not in os.environ:
+        # this checkout's code; another venv (an older release, for the
+        # upgrade tests) runs the code installed in it
+        env['PYTHONPATH'] = str(mc_settings.REPO)
     out = []
     for controller in range(1, CONTROLLERS + 1):
         conf = str(config_file(s, controller))
