@@ -92,11 +92,14 @@ class DbCommands:
             for branch, row in state.items():
                 print(f'{branch}: {row["current"] or "None"} '
                       f'(this release: {row["head"]}) {row["state"]}')
-            left = {name: n for name, n in migration.pending_online(
-                self.conf, database=database).items() if n}
-            print('online data migrations: ' + (', '.join(
-                f'{name} {n} rows left' for name, n in left.items())
-                or 'none pending'))
+            if state[migration.EXPAND]['state'] == 'current':
+                left = {name: n for name, n in migration.pending_online(
+                    self.conf, database=database).items() if n}
+                print('online data migrations: ' + (', '.join(
+                    f'{name} {n} rows left' for name, n in left.items())
+                    or 'none pending'))
+            else:
+                print('online data migrations: after "db expand"')
             live = self._live(database)
         finally:
             database.dispose()

@@ -148,9 +148,17 @@ def current(conf: cfg.ConfigOpts, *,
 
 def version(conf: cfg.ConfigOpts, *,
             database: api.Database | None = None) -> str | None:
-    """The current revisions, space separated, or None if the schema was
+    """``expand REV contract REV`` (``None`` for a branch not run yet),
+    the revision itself before the split, or None if the schema was
     never created."""
-    return ' '.join(current(conf, database=database)) or None
+    revisions = current(conf, database=database)
+    if not revisions:
+        return None
+    state = branch_state(revisions)
+    if all(row['state'] == 'missing' for row in state.values()):
+        return ' '.join(revisions)
+    return ' '.join(f'{branch} {row["current"] or "None"}'
+                    for branch, row in state.items())
 
 
 def branch_state(revisions: tuple[str, ...]) -> dict[str, dict]:
@@ -161,21 +169,30 @@ def branch_state(revisions: tuple[str, ...]) -> dict[str, dict]:
     (a newer release moved the branch past this code: its revision is
     unknown here) or ``missing`` (never run).
 
-    Only a branch's newest revision is stored, so a revision this code
-    does not know belongs to a branch whose known revision is gone.
+    Only the newest revisions are stored (a contract revision that
+    depends on an expand one stands for both), so the state of a branch
+    is its newest revision among the stored ones and what they need; a
+    revision this code does not know belongs to a branch whose known
+    revision is gone.
     """
     script = _script()
-    known: dict[str, str] = {}
+    applied: set[str] = set()
     unknown = []
     for revision in revisions:
         try:
-            found = script.get_revision(revision)
+            script.get_revision(revision)
         except alembic_util.CommandError:
             unknown.append(revision)
             continue
-        for branch in BRANCHES:
-            if branch in found.branch_labels:
-                known[branch] = revision
+        applied |= _needed(script, revision)
+    known: dict[str, str] = {}
+    for branch in BRANCHES:
+        walk = script.iterate_revisions(f'{branch}@head', SPLIT)
+        newest = next((rev.revision for rev in walk
+                       if rev.revision in applied and
+                       branch in rev.branch_labels), None)
+        if newest is not None:
+            known[branch] = newest
     out = {}
     for branch, head in heads().items():
         mine = known.get(branch)
@@ -190,6 +207,26 @@ def branch_state(revisions: tuple[str, ...]) -> dict[str, dict]:
             state = 'missing'
         out[branch] = {'current': mine, 'head': head, 'state': state}
     return out
+
+
+def _needed(script: alembic_script.ScriptDirectory,
+            revision: str) -> set[str]:
+    """``revision`` and every revision it needs (down revisions and
+    ``depends_on``)."""
+    seen: set[str] = set()
+    todo = [revision]
+    while todo:
+        current_rev = todo.pop()
+        if current_rev in seen:
+            continue
+        seen.add(current_rev)
+        found = script.get_revision(current_rev)
+        for attr in (found.down_revision, found.dependencies):
+            if isinstance(attr, str):
+                todo.append(attr)
+            elif attr:
+                todo.extend(attr)
+    return seen
 
 
 def ensure_current(conf: cfg.ConfigOpts, database: api.Database) -> None:
@@ -234,12 +271,40 @@ def ensure_current(conf: cfg.ConfigOpts, database: api.Database) -> None:
 # ``done`` of them); limit 0 only counts. Oldest first; an entry stays
 # until the contract that needs its rows done has shipped.
 OnlineMigration = Callable[[sa.Connection, int], tuple[int, int]]
-ONLINE_MIGRATIONS: list[tuple[str, OnlineMigration]] = []
+
+
+def _lease_status_changed_at(connection: sa.Connection,
+                             limit: int) -> tuple[int, int]:
+    """Leases a 1.0.0 service wrote get ``status_changed_at``: their last
+    update (the status is the last thing those services changed), else
+    their creation. Needed by contract d3c8a4f1e203 (NOT NULL)."""
+    leases = sa.table('leases', sa.column('id'), sa.column('created_at'),
+                      sa.column('updated_at'),
+                      sa.column('status_changed_at'))
+    missing = leases.c.status_changed_at.is_(None)
+    found = connection.scalar(
+        sa.select(sa.func.count()).select_from(leases).where(missing))
+    if not found or not limit:
+        return found, 0
+    ids = [row.id for row in connection.execute(
+        sa.select(leases.c.id).where(missing).limit(limit))]
+    done = connection.execute(
+        leases.update().where(leases.c.id.in_(ids), missing).values(
+            status_changed_at=sa.func.coalesce(leases.c.updated_at,
+                                               leases.c.created_at))
+    ).rowcount
+    return found, done
+
+
+ONLINE_MIGRATIONS: list[tuple[str, OnlineMigration]] = [
+    ('lease_status_changed_at', _lease_status_changed_at),
+]
 
 
 def pending_online(conf: cfg.ConfigOpts, *,
                    database: api.Database | None = None) -> dict[str, int]:
-    """Rows each online data migration still has to change."""
+    """Rows each online data migration still has to change (the expand
+    branch must be at head)."""
     return {name: found for name, found, _ in
             _online(conf, database, limit=0)}
 
@@ -248,7 +313,12 @@ def migrate(conf: cfg.ConfigOpts, *, database: api.Database | None = None,
             batch: int = 500) -> dict[str, int]:
     """Run every online data migration to its end, ``batch`` rows per
     transaction (so the old services' writes go on meanwhile); rows
-    changed per migration. Idempotent: a second run changes nothing."""
+    changed per migration. Idempotent: a second run changes nothing.
+
+    :raises exception.Conflict: the expand branch is not at this
+        release's head (the columns they fill are not there yet).
+    """
+    _expanded(conf, database, 'online data migrations')
     done: dict[str, int] = {}
     while True:
         rows = _online(conf, database, limit=batch)
@@ -256,6 +326,16 @@ def migrate(conf: cfg.ConfigOpts, *, database: api.Database | None = None,
             done[name] = done.get(name, 0) + changed
         if not any(changed for _, _, changed in rows):
             return done
+
+
+def _expanded(conf: cfg.ConfigOpts, database: api.Database | None,
+              step: str) -> None:
+    state = branch_state(current(conf, database=database))[EXPAND]
+    if state['state'] != 'current':
+        raise exception.Conflict(
+            reason=f'{step} refused: the expand branch is at '
+                   f'{state["current"] or "nothing"}, not {state["head"]}; '
+                   f'run "placement-ext-manage db expand" first')
 
 
 def _online(conf: cfg.ConfigOpts, database: api.Database | None,
@@ -294,13 +374,7 @@ def contract(conf: cfg.ConfigOpts, *, old_services: list[str],
     :raises exception.Conflict: the expand branch is not at head, an
         online data migration has rows left, or an old service runs.
     """
-    state = branch_state(current(conf, database=database))
-    if state[EXPAND]['state'] != 'current':
-        raise exception.Conflict(
-            reason=f'contract refused: the expand branch is at '
-                   f'{state[EXPAND]["current"] or "nothing"}, not '
-                   f'{state[EXPAND]["head"]}; run "placement-ext-manage '
-                   f'db expand" first')
+    _expanded(conf, database, 'contract')
     left = {name: n for name, n in
             pending_online(conf, database=database).items() if n}
     if left:

@@ -211,6 +211,11 @@ class Lease(GenerationMixin, TimestampMixin, Base):
     end_date: Mapped[datetime.datetime] = mapped_column(Timestamp)
     status: Mapped[str] = mapped_column(
         sa.String(32), default=states.LEASE_PENDING)
+    # when ``status`` last changed (expand b2f7d3e9c102 added it nullable,
+    # the online migration filled it, contract d3c8a4f1e203 made it NOT
+    # NULL: 1.0.0 services do not write it)
+    status_changed_at: Mapped[datetime.datetime] = mapped_column(
+        Timestamp, default=utcnow)
 
     reservations: Mapped[list['Reservation']] = orm.relationship(
         back_populates='lease', lazy='raise', passive_deletes=True)

@@ -12,13 +12,16 @@ and ``SERVICE_VERSION_HISTORY``).
 """
 
 # the version of the code in this tree
-SERVICE_VERSION = 1
+SERVICE_VERSION = 2
 
 # service version -> the RPC API version of each service at that version
 # (the newest a server of that version accepts); one entry per version
 RPC_HISTORY: dict[int, dict[str, str]] = {
     # 1.0.0: the first release
     1: {'manager': '1.9', 'conductor': '1.3'},
+    # leases' status_changed_at; list_leases filters by status (manager
+    # 1.10)
+    2: {'manager': '1.10', 'conductor': '1.3'},
 }
 
 # the binaries that record themselves (``placement-ext-<SERVICE>``)

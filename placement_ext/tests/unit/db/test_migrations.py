@@ -85,7 +85,8 @@ class MigrationChecks(test_migrations.ModelsMigrationsSync):
             migration.downgrade(self.conf, back, database=self.database.db)
             self.assertNotIn(revision, (self._version() or '').split())
             migration.upgrade(self.conf, revision, database=self.database.db)
-        self.assertEqual(' '.join(sorted(migration.heads().values())),
+        self.assertEqual(' '.join(f'{branch} {head}' for branch, head in
+                                  migration.heads().items()),
                          self._version())
         self.assertEqual(set(models.Base.metadata.tables) |
                          {'alembic_version'}, self._tables())

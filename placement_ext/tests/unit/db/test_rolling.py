@@ -4,6 +4,7 @@ service accepts at start."""
 
 import datetime
 
+import sqlalchemy as sa
 import testtools
 
 from placement_ext import exception
@@ -15,6 +16,8 @@ from placement_ext.tests.unit.db import test_manage
 from placement_ext.vocabulary import service_versions
 
 EXPAND, CONTRACT = migration.heads()['expand'], migration.heads()['contract']
+# the first revision of the contract branch (1.0.0's head)
+CONTRACT_1_0 = 'c0417ac7b001'
 
 
 class TestSteps(test_manage.ManageFixtures):
@@ -28,7 +31,10 @@ class TestSteps(test_manage.ManageFixtures):
         status, out, _ = self.manage('db', 'status')
         self.assertEqual(0, status)
         self.assertIn(f'expand: None (this release: {EXPAND}) missing', out)
-        self.assertIn('online data migrations: none pending', out)
+        self.assertIn('online data migrations: after "db expand"', out)
+        self.assertFailed(self.manage('db', 'migrate'),
+                          'online data migrations refused',
+                          'db expand" first')
         self.assertFailed(self.manage('db', 'contract'),
                           'contract refused', 'db expand" first')
         self.assertEqual(0, self.manage('db', 'expand')[0])
@@ -37,7 +43,8 @@ class TestSteps(test_manage.ManageFixtures):
                       out)
         self.assertIn(f'contract: None (this release: {CONTRACT}) missing',
                       out)
-        self.assertEqual((0, 'Online data migrations: none to run.\n', ''),
+        self.assertEqual((0, 'Online data migrations: lease_status_changed_at '
+                             '0 rows.\n', ''),
                          self.manage('db', 'migrate'))
         self.assertEqual(0, self.manage('db', 'contract')[0])
         out = self.manage('db', 'status')[1]
@@ -68,13 +75,47 @@ class TestSteps(test_manage.ManageFixtures):
         self.assertEqual(0, self.manage('db', 'contract')[0])
 
 
+    def test_leases_of_the_previous_release_are_migrated_before_contract(
+            self):
+        # a lease as a 1.0.0 service writes it: no status_changed_at
+        self.assertEqual(0, self.manage('db', 'expand')[0])
+        leases = models.Lease.__table__
+        created = datetime.datetime(2026, 1, 1)
+        with self.database.db.writer() as session:
+            for n in range(3):
+                session.execute(leases.insert().values(
+                    id=f'lease-{n}', name=f'l{n}', user_id='u',
+                    project_id='p', start_date=created,
+                    end_date=created + datetime.timedelta(days=1),
+                    status='ACTIVE', generation=0, created_at=created,
+                    updated_at=created if n else None,
+                    status_changed_at=None))
+        out = self.manage('db', 'status')[1]
+        self.assertIn('online data migrations: lease_status_changed_at 3 '
+                      'rows left', out)
+        self.assertFailed(self.manage('db', 'contract'),
+                          'lease_status_changed_at: 3 rows',
+                          'db migrate')
+        self.assertEqual(
+            (0, 'Online data migrations: lease_status_changed_at 3 '
+                'rows.\n', ''), self.manage('db', 'migrate'))
+        # idempotent
+        self.assertEqual(
+            (0, 'Online data migrations: lease_status_changed_at 0 '
+                'rows.\n', ''), self.manage('db', 'migrate'))
+        self.assertEqual(0, self.manage('db', 'contract')[0])
+        with self.database.db.reader() as session:
+            self.assertEqual({created}, set(session.scalars(
+                sa.select(leases.c.status_changed_at))))
+
+
 class TestBranchState(testtools.TestCase):
 
     def test_newer_expand_and_older_contract_are_what_a_rolling_upgrade_runs(
             self):
-        state = migration.branch_state(('f00dfeed0001', CONTRACT))
+        state = migration.branch_state(('f00dfeed0001', CONTRACT_1_0))
         self.assertEqual('newer', state['expand']['state'])
-        self.assertEqual('current', state['contract']['state'])
+        self.assertEqual('behind', state['contract']['state'])
 
     def test_a_newer_contract_is_seen(self):
         # only a branch's newest revision is stored: ours is gone
@@ -102,7 +143,7 @@ class TestEnsureCurrent(testtools.TestCase):
         self.assertIn('db expand', exc.detail)
 
     def test_newer_expand_accepted(self):
-        self._check(('f00dfeed0001', CONTRACT))
+        self._check(('f00dfeed0001', CONTRACT_1_0))
 
     def test_contract_not_run_yet_accepted(self):
         self._check((EXPAND,))
