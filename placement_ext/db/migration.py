@@ -17,6 +17,7 @@ refuses otherwise). ``upgrade`` (``db sync``) does all at once.
 
 import contextlib
 import fcntl
+import functools
 import os
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -47,7 +48,9 @@ BRANCHES = (EXPAND, CONTRACT)
 SPLIT = 'c4d9e1f7a2b6'
 
 
+@functools.cache
 def _script() -> alembic_script.ScriptDirectory:
+    """The scripts, read once per process (reading imports every one)."""
     return alembic_script.ScriptDirectory.from_config(alembic_cfg())
 
 
