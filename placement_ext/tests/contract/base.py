@@ -3,8 +3,8 @@
 import tempfile
 import unittest
 
-from placement_ext.adapters import releases
 from placement_ext import conf as pe_conf
+from placement_ext.adapters import releases
 
 
 def tacker_conf(**v2_vnfm: object) -> object:
