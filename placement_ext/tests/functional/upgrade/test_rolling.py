@@ -204,6 +204,9 @@ class TestRollingUpgrade(testtools.TestCase):
     # -- the test ------------------------------------------------------------
 
     def test_rolling_upgrade_from_the_previous_release(self):
+        # each has recorded itself once it started
+        polling.until(lambda: True if len(self.services()) == len(ORDER)
+                      else None, timeout=BOUND, interval=1)
         self.assertEqual({name: 1 for name in ORDER}, self.services())
         old = self.manager()
         # auto: every live manager is version 1, so 1.9
