@@ -6,12 +6,21 @@ import time
 
 import oslo_messaging
 from oslo_config import cfg
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+from sqlalchemy import exc as sa_exc
 
 from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import polling
 from placement_ext import rpc
+from placement_ext.conf import upgrade_levels
+from placement_ext.db import api as db_api
+from placement_ext.objects import service as service_obj
 from placement_ext.schemas import validate as schema_validate
+from placement_ext.vocabulary import service_versions
+
+LOG = logging.getLogger(__name__)
 
 
 def get_client(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
@@ -28,6 +37,43 @@ def get_client(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
         serializer=rpc.RequestContextSerializer(conf))
 
 
+def pinned_version(conf: cfg.ConfigOpts, service: str) -> str | None:
+    """The newest ``service`` API version to send: ``[upgrade_levels]
+    <service>``, with ``auto`` resolved from the services table."""
+    pinned = conf.upgrade_levels[service]
+    if pinned != upgrade_levels.AUTO:
+        return pinned
+    binary = f'placement-ext-{service}'
+    database = db_api.Database(conf, create=False)
+    try:
+        oldest = service_obj.minimum_version(database, binary,
+                                             conf.service_down_time)
+    except (sa_exc.SQLAlchemyError, db_exc.DBError) as exc:
+        LOG.warning('[upgrade_levels] %(service)s = auto: cannot read the '
+                    'services table (%(exc)s); sending the newest version',
+                    {'service': service, 'exc': exc})
+        return None
+    finally:
+        database.dispose()
+    cap = auto_cap(service, oldest)
+    LOG.info('[upgrade_levels] %(service)s = auto: oldest live %(binary)s '
+             'is version %(oldest)s, capping the API at %(cap)s',
+             {'service': service, 'binary': binary, 'oldest': oldest,
+              'cap': cap or 'none'})
+    return cap
+
+
+def auto_cap(service: str, oldest: int | None) -> str | None:
+    """The API version of ``service`` that a service of version
+    ``oldest`` serves (None, no cap: no live service, or one newer than
+    this code)."""
+    history = service_versions.RPC_HISTORY
+    if oldest is None or oldest >= max(history):
+        return None
+    known = [version for version in history if version <= oldest]
+    return history[max(known) if known else min(history)][service]
+
+
 class ServiceAPI:
     """Client side of one service's RPC API; the client is built once.
 
@@ -35,7 +81,8 @@ class ServiceAPI:
     holding the service's ``topic``) and ``VERSION``, and add one-line
     methods calling :meth:`_call` (or ``self.client.prepare(...).cast``).
     ``version_cap`` pins the newest API version sent while older servers
-    still run (rolling upgrades).
+    still run (rolling upgrades); by default ``[upgrade_levels]
+    <SERVICE>`` (:func:`pinned_version`).
     """
 
     SERVICE = 'service'
@@ -46,6 +93,9 @@ class ServiceAPI:
                  version_cap: str | None = None) -> None:
         self._conf = conf
         self.topic = conf[self.SERVICE].topic
+        if version_cap is None:
+            version_cap = pinned_version(conf, self.SERVICE)
+        self.version_cap = version_cap
         self.client = get_client(conf, transport, self.topic, self.VERSION,
                                  version_cap=version_cap)
         self._broker_seen = False
@@ -61,7 +111,7 @@ class ServiceAPI:
 
     def ping(self, context: pe_context.RequestContext,
              timeout: float | None = None) -> dict:
-        return self._call(context, 'ping', timeout=timeout)
+        return self._call(context, 'ping', timeout=timeout, version='1.0')
 
     def wait_until_up(self, context: pe_context.RequestContext,
                       timeout: float = 60, every: float = 2) -> dict:
@@ -79,7 +129,8 @@ class ServiceAPI:
 
     def echo(self, context: pe_context.RequestContext, text: str,
              repeat: int = 1) -> dict:
-        return self._call(context, 'echo', text=text, repeat=repeat)
+        return self._call(context, 'echo', text=text, repeat=repeat,
+                          version='1.0')
 
     def _call(self, context: pe_context.RequestContext, method: str,
               timeout: float | None = None, version: str | None = None,
@@ -103,6 +154,14 @@ class ServiceAPI:
                                     version=version or self.VERSION)
         try:
             return cctxt.call(context, method, **kwargs)
+        except oslo_messaging.RPCVersionCapError:
+            raise exception.ServiceError(
+                service=self.SERVICE,
+                reason=f'{method} needs API version '
+                       f'{version or self.VERSION}, and [upgrade_levels] '
+                       f'{self.SERVICE} caps this client '
+                       f'at {self.version_cap} while older services run; '
+                       f'finish the upgrade, then remove the cap')
         except oslo_messaging.MessagingTimeout:
             waited = f'{round(self.allowed or timeout, 1):g}'
             raise exception.ServiceUnavailable(

@@ -23,9 +23,11 @@ from oslo_log import log as logging
 
 from placement_ext import background
 from placement_ext import context as pe_context
+from placement_ext import rpc
 from placement_ext import rpc_server
 from placement_ext.db import api as db_api
 from placement_ext.db import migration as db_migration
+from placement_ext.objects import service as service_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -67,6 +69,7 @@ class RPCService:
         self.endpoints = endpoints
         self.periodic_tasks: list[PeriodicTask] = []
         self._conf = conf
+        self._recorded_in: db_api.Database | None = None
         self._server = rpc_server.get_server(conf, transport, topic,
                                              endpoints, host)
 
@@ -77,11 +80,25 @@ class RPCService:
         self.periodic_tasks.append(
             PeriodicTask(name, interval, func, conf=self._conf))
 
+    def record_in(self, database: db_api.Database) -> None:
+        """Keep this service's row in the services table of ``database``
+        (its code's version and a heartbeat every ``report_interval``
+        s) while it runs; see :mod:`placement_ext.objects.service`."""
+        self._recorded_in = database
+        self.add_periodic_task(
+            'service-heartbeat', self._conf.report_interval,
+            lambda context: service_obj.heartbeat(
+                database, self.name, self.host, self.topic))
+
     @property
     def executor_type(self) -> str:
         return self._server.executor_type
 
     def start(self) -> None:
+        if self._recorded_in is not None:
+            # before serving: a contract run from now on sees this version
+            service_obj.register(self._recorded_in, self.name, self.host,
+                                 self.topic)
         self._server.start()
         for task in self.periodic_tasks:
             task.start()
@@ -99,6 +116,13 @@ class RPCService:
         self._server.wait()
         for endpoint in self.endpoints:
             endpoint.stop()
+        if self._recorded_in is not None:
+            try:
+                service_obj.remove(self._recorded_in, self.name, self.host)
+            except Exception:
+                # the row goes stale after service_down_time instead
+                LOG.warning('Could not remove %s from the services table',
+                            self.name, exc_info=True)
         LOG.info('%s stopped', self.name)
 
 
@@ -124,6 +148,10 @@ def launch(conf: cfg.ConfigOpts, transport: oslo_messaging.Transport,
     db_migration.ensure_current(conf, database)
     services = [factory(conf, transport, host, database)
                 for factory in factories]
+    if not rpc.is_in_process(conf):
+        # in-process services (fake://) are the CLI's own, for one command
+        for svc in services:
+            svc.record_in(database)
     started = []
     try:
         for svc in services:

@@ -3,8 +3,16 @@
 ::
 
     placement-ext-manage [--config-file FILE] db sync
-    placement-ext-manage db upgrade [REVISION]     (default: head)
+    placement-ext-manage db expand       (rolling upgrade, step 1)
+    placement-ext-manage db migrate      (step 2, online data migrations)
+    placement-ext-manage db contract     (step 3, once no old service runs)
+    placement-ext-manage db status       (each phase, and the services)
+    placement-ext-manage db upgrade [REVISION]     (default: heads)
     placement-ext-manage db version
+
+``sync`` does the three steps at once, for a new database or an upgrade
+with every service stopped; doc/source/upgrade.rst gives the order of a
+rolling upgrade.
 
 Built like ``placement-manage``/``nova-manage``: oslo.config sub-command
 options, so ``--config-file`` and ``--config-dir`` work as for the
@@ -24,7 +32,10 @@ from oslo_log import log as logging
 from placement_ext import conf as pe_conf
 from placement_ext import configuration
 from placement_ext import exception
+from placement_ext.db import api as db_api
 from placement_ext.db import migration
+from placement_ext.objects import service as service_obj
+from placement_ext.vocabulary import service_versions
 
 LOG = logging.getLogger(__name__)
 
@@ -38,16 +49,78 @@ class DbCommands:
         self.conf = conf
 
     def sync(self) -> int:
-        migration.upgrade(self.conf, 'head')
+        migration.upgrade(self.conf, 'heads')
+        done = migration.migrate(self.conf)
+        if any(done.values()):
+            self._print_online(done)
         return self._report()
 
     def upgrade(self) -> int:
         migration.upgrade(self.conf, self.conf.command.revision)
         return self._report()
 
+    def expand(self) -> int:
+        migration.expand(self.conf)
+        return self._report()
+
+    def migrate(self) -> int:
+        self._print_online(migration.migrate(self.conf))
+        return 0
+
+    def contract(self) -> int:
+        database = db_api.Database(self.conf, create=False)
+        try:
+            old = [svc.describe() for svc in self._live(database)
+                   if svc.version < service_versions.SERVICE_VERSION]
+            migration.contract(self.conf, database=database,
+                               old_services=old)
+        finally:
+            database.dispose()
+        return self._report()
+
     def version(self) -> int:
         print(migration.version(self.conf) or 'None')
         return 0
+
+    def status(self) -> int:
+        """Each branch against this code's head, the online migrations
+        left, and the live services with their versions."""
+        database = db_api.Database(self.conf, create=False)
+        try:
+            state = migration.branch_state(
+                migration.current(self.conf, database=database))
+            for branch, row in state.items():
+                print(f'{branch}: {row["current"] or "None"} '
+                      f'(this release: {row["head"]}) {row["state"]}')
+            if state[migration.EXPAND]['state'] == 'current':
+                left = {name: n for name, n in migration.pending_online(
+                    self.conf, database=database).items() if n}
+                print('online data migrations: ' + (', '.join(
+                    f'{name} {n} rows left' for name, n in left.items())
+                    or 'none pending'))
+            else:
+                print('online data migrations: after "db expand"')
+            live = self._live(database)
+        finally:
+            database.dispose()
+        print(f'live services (heartbeat within '
+              f'{self.conf.service_down_time} s):')
+        for svc in live:
+            print(f'  {svc.describe()}')
+        return 0
+
+    def _live(self, database: db_api.Database) -> list:
+        if migration.branch_state(migration.current(
+                self.conf, database=database))[migration.EXPAND][
+                    'state'] == 'missing':
+            return []       # no services table before the first expand
+        return service_obj.live(database, self.conf.service_down_time)
+
+    @staticmethod
+    def _print_online(done: dict[str, int]) -> None:
+        print('Online data migrations: ' + (', '.join(
+            f'{name} {n} rows' for name, n in done.items()) or 'none to run')
+            + '.')
 
     def _report(self) -> int:
         print(f'Database schema is at revision '
@@ -60,11 +133,25 @@ def _add_db_parsers(subparsers: object) -> None:
     db_parsers = parser.add_subparsers(dest='action', metavar='ACTION')
     db_parsers.required = True
     db_parsers.add_parser(
-        'sync', help='Upgrade the schema to the newest revision.')
+        'sync', help='Expand, migrate and contract at once (a new '
+                     'database, or an upgrade with every service stopped).')
+    db_parsers.add_parser(
+        'expand', help='Rolling upgrade, step 1: add what the new release '
+                       'needs; old services keep running.')
+    db_parsers.add_parser(
+        'migrate', help='Rolling upgrade, step 2: the online data '
+                        'migrations, in batches.')
+    db_parsers.add_parser(
+        'contract', help='Rolling upgrade, step 3: remove what only the '
+                         'old release read; refused while an old service '
+                         'is live.')
+    db_parsers.add_parser(
+        'status', help='Each branch against this release, the online '
+                       'migrations left, the live services.')
     upgrade = db_parsers.add_parser(
-        'upgrade', help='Upgrade the schema to REVISION (default: head).')
-    upgrade.add_argument('revision', nargs='?', default='head')
-    db_parsers.add_parser('version', help='Print the current revision.')
+        'upgrade', help='Upgrade the schema to REVISION (default: heads).')
+    upgrade.add_argument('revision', nargs='?', default='heads')
+    db_parsers.add_parser('version', help='Print the current revisions.')
 
 
 def _command_opt() -> cfg.SubCommandOpt:

@@ -16,10 +16,11 @@ from placement_ext.conf import reservation
 from placement_ext.conf import service_clients
 from placement_ext.conf import services
 from placement_ext.conf import tacker
+from placement_ext.conf import upgrade_levels
 from placement_ext.conf import v2_vnfm
 
 _MODULES = (paths, v2_vnfm, services, service_clients, kubernetes, homing,
-            reservation, tacker, nfvo_api)
+            reservation, tacker, nfvo_api, upgrade_levels)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

@@ -28,6 +28,20 @@ naming the broker (oslo.messaging itself would retry for ever). Clients
 such as ``placement-ext`` wait at most their ``--timeout``, else
 ``rpc_response_timeout``. 0 checks once.
 """),
+    cfg.IntOpt('report_interval', default=10, min=1,
+               help="""
+Seconds between two heartbeats of a ``placement-ext-manager`` or
+``placement-ext-conductor`` in the ``services`` table, which records the
+version of the code each runs (``placement-ext-manage db status`` lists
+them; ``db contract`` refuses while an older one is live).
+"""),
+    cfg.IntOpt('service_down_time', default=60, min=1,
+               help="""
+Seconds without a heartbeat after which a service counts as stopped (it
+was killed or its host went down): ``placement-ext-manage db contract``
+and ``[upgrade_levels] ... = auto`` ignore it. More than
+``report_interval``; give every process of one database the same value.
+"""),
 ]
 
 _conductor_opts = [
@@ -82,7 +96,14 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 
 
 def check(conf: cfg.ConfigOpts) -> None:
-    """A claim must outlive a few missed heartbeats."""
+    """A claim must outlive a few missed heartbeats; so must a
+    service's row."""
+    if conf.service_down_time <= conf.report_interval:
+        raise exception.InvalidInput(
+            field='service_down_time',
+            reason=f'{conf.service_down_time} s is not more than '
+                   f'report_interval ({conf.report_interval} s): live '
+                   f'services would count as stopped')
     group = conf.conductor
     if group.operation_takeover_timeout < 2 * \
             group.operation_heartbeat_interval:

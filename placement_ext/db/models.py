@@ -211,6 +211,11 @@ class Lease(GenerationMixin, TimestampMixin, Base):
     end_date: Mapped[datetime.datetime] = mapped_column(Timestamp)
     status: Mapped[str] = mapped_column(
         sa.String(32), default=states.LEASE_PENDING)
+    # when ``status`` last changed (expand b2f7d3e9c102 added it nullable,
+    # the online migration filled it, contract d3c8a4f1e203 made it NOT
+    # NULL: 1.0.0 services do not write it)
+    status_changed_at: Mapped[datetime.datetime] = mapped_column(
+        Timestamp, default=utcnow)
 
     reservations: Mapped[list['Reservation']] = orm.relationship(
         back_populates='lease', lazy='raise', passive_deletes=True)
@@ -501,3 +506,25 @@ class NfvoToken(TimestampMixin, Base):
     # indexed for the purge of expired tokens
     expires_at: Mapped[datetime.datetime] = mapped_column(Timestamp,
                                                           index=True)
+
+
+class Service(TimestampMixin, Base):
+    """A running ``placement-ext-manager`` or ``placement-ext-conductor``:
+    the version of the code it runs and when it last said it was alive.
+
+    One row per binary and host. A service writes its row at start,
+    renews ``heartbeat_at`` every ``report_interval`` seconds and removes
+    its row when it stops gracefully; a killed one's row goes stale. Read
+    by ``placement-ext-manage db contract`` (no old service may still
+    run) and ``[upgrade_levels] ... = auto``.
+    """
+
+    __tablename__ = 'services'
+    __table_args__ = _table_args(sa.UniqueConstraint('binary', 'host'))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    binary: Mapped[str] = mapped_column(sa.String(64))
+    host: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    topic: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    version: Mapped[int] = mapped_column(sa.Integer)
+    heartbeat_at: Mapped[datetime.datetime] = mapped_column(Timestamp)

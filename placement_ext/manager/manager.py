@@ -24,6 +24,7 @@ from placement_ext.objects import event as event_obj
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
 from placement_ext.schemas import reservation as reservation_schema
+from placement_ext.vocabulary import states
 
 LOG = logging.getLogger(__name__)
 
@@ -50,6 +51,14 @@ LEASE_REF_V1_6 = {
 LIST_LEASES_V1_7 = {
     'type': 'object', 'properties': {'project_id': _OPTIONAL_NAME},
     'additionalProperties': False}
+_LEASE_STATUSES = (states.LEASE_PENDING, states.LEASE_ACTIVE,
+                   states.LEASE_TERMINATED, states.LEASE_ERROR)
+LIST_LEASES_V1_10 = {
+    'type': 'object',
+    'properties': {'project_id': _OPTIONAL_NAME,
+                   'status': {'type': ['string', 'null'],
+                              'enum': [None, *_LEASE_STATUSES]}},
+    'additionalProperties': False}
 RECONCILE_V1_9 = {
     'type': 'object', 'properties': {'repair': {'type': 'boolean'}},
     'additionalProperties': False}
@@ -58,10 +67,10 @@ _CONTRACT = (exception.InvalidInput, exception.NotFound, exception.Conflict,
 
 
 class ReservationManager(rpc_server.Endpoint):
-    """Endpoint of the reservation manager, API version 1.9."""
+    """Endpoint of the reservation manager, API version 1.10."""
 
     SERVICE = 'manager'
-    target = oslo_messaging.Target(version='1.9')
+    target = oslo_messaging.Target(version='1.10')
 
     def __init__(self, conf: object, host: str, database: object = None,
                  service: reservations.Reservations | None = None) -> None:
@@ -119,11 +128,13 @@ class ReservationManager(rpc_server.Endpoint):
                               self._scope(context, project_id)).to_dict()
 
     @rpc_server.expected_exceptions(*_CONTRACT)
-    @validation.schema(LIST_LEASES_V1_7)
+    @validation.schema(LIST_LEASES_V1_10)
     def list_leases(self, context: pe_context.RequestContext,
-                    project_id: str | None = None) -> list:
+                    project_id: str | None = None,
+                    status: str | None = None) -> list:
         return [lease.to_dict() for lease in lease_obj.list_leases(
-            self.database, self._scope(context, project_id))]
+            self.database, self._scope(context, project_id))
+            if status is None or lease.status == status]
 
     @rpc_server.expected_exceptions(*_CONTRACT)
     @validation.schema(LEASE_REF_V1_6)

@@ -13,6 +13,8 @@ with ``can_send_version``):
 * 1.7 - list_leases
 * 1.8 - delete_lease
 * 1.9 - reconcile
+* 1.10 - list_leases takes status (and each lease has
+  status_changed_at, None when a 1.9 service wrote it)
 """
 
 from placement_ext import context as pe_context
@@ -31,7 +33,7 @@ class ManagerAPI(rpc_client.ServiceAPI):
     """Build one per process: the RPC client is built once, in __init__."""
 
     SERVICE = 'manager'
-    VERSION = '1.9'
+    VERSION = '1.10'
 
     def create_host(self, context: pe_context.RequestContext,
                     name: str) -> dict:
@@ -61,9 +63,19 @@ class ManagerAPI(rpc_client.ServiceAPI):
                           project_id=project_id, version='1.6')
 
     def list_leases(self, context: pe_context.RequestContext,
-                    project_id: str | None = None) -> list:
-        return self._call(context, 'list_leases', project_id=project_id,
-                          version='1.7')
+                    project_id: str | None = None,
+                    status: str | None = None) -> list:
+        """The leases (of ``status`` only, if given: filtered by the
+        manager from 1.10, here while the API is capped below it)."""
+        if status is None:
+            return self._call(context, 'list_leases', project_id=project_id,
+                              version='1.7')
+        if self.can_send_version('1.10'):
+            return self._call(context, 'list_leases', project_id=project_id,
+                              status=status, version='1.10')
+        return [lease for lease in self._call(
+            context, 'list_leases', project_id=project_id, version='1.7')
+            if lease['status'] == status]
 
     def delete_lease(self, context: pe_context.RequestContext, lease: str,
                      project_id: str | None = None) -> None:

@@ -89,14 +89,17 @@ class Lease:
     status: str
     generation: int
     created_at: datetime.datetime
+    # None: written by a 1.0.0 service, until "db migrate" fills it
+    status_changed_at: datetime.datetime | None = None
     reservations: tuple[Reservation, ...] = ()
     events: tuple[Event, ...] = ()
 
     def to_dict(self) -> dict:
         out = {field.name: getattr(self, field.name)
                for field in dataclasses.fields(self)}
-        for key in ('start_date', 'end_date', 'created_at'):
-            out[key] = out[key].isoformat()
+        for key in ('start_date', 'end_date', 'created_at',
+                    'status_changed_at'):
+            out[key] = out[key] and out[key].isoformat()
         out['reservations'] = [r.to_dict() for r in self.reservations]
         out['events'] = [e.to_dict() for e in self.events]
         return out
@@ -318,7 +321,8 @@ def set_status_in(session: sa.orm.Session, lease_id: str, status: str,
                 reservation_status: str | None) -> None:
     session.execute(
         sa.update(models.Lease).where(models.Lease.id == lease_id)
-        .values(status=status, generation=models.Lease.generation + 1))
+        .values(status=status, status_changed_at=models.utcnow(),
+                generation=models.Lease.generation + 1))
     if reservation_status:
         session.execute(
             sa.update(models.Reservation)
@@ -430,6 +434,7 @@ def _load(session: sa.orm.Session, rows: list) -> list[Lease]:
         project_id=row.project_id, start_date=row.start_date,
         end_date=row.end_date, status=row.status,
         generation=row.generation, created_at=row.created_at,
+        status_changed_at=row.status_changed_at,
         reservations=tuple(reservations.get(row.id, ())),
         events=tuple(sorted(events.get(row.id, ()),
                             key=lambda e: (e.time,

@@ -455,7 +455,7 @@ def config_file(s: mc_settings.Settings, controller: int) -> pathlib.Path:
 
 
 def our_services(s: mc_settings.Settings) -> list[services.Service]:
-    env = {**services.base_env(s), 'PYTHONPATH': str(mc_settings.REPO)}
+    env = _our_env(s)
     out = []
     for controller in range(1, CONTROLLERS + 1):
         conf = str(config_file(s, controller))
@@ -465,6 +465,17 @@ def our_services(s: mc_settings.Settings) -> list[services.Service]:
                 [_our_bin(f'placement-ext-{kind}'), '--config-file', conf],
                 env))
     return out
+
+
+def _our_env(s: mc_settings.Settings) -> dict[str, str]:
+    """This checkout's code; with ``HA_VENV`` (an older release, for the
+    upgrade test) the code installed in that venv: no PYTHONPATH."""
+    env = services.base_env(s)
+    if f'{mc_settings.PREFIX}HA_VENV' in os.environ:
+        env.pop('PYTHONPATH', None)
+    else:
+        env['PYTHONPATH'] = str(mc_settings.REPO)
+    return env
 
 
 def start_service(s: mc_settings.Settings, name: str) -> None:
@@ -482,7 +493,7 @@ def _our_services_up(s: mc_settings.Settings) -> None:
                        controller_config(s, controller))
     lifecycle._run(s, 'ha-db-sync', [
         _our_bin('placement-ext-manage'), '--config-file',
-        str(config_file(s, 1)), 'db', 'sync'])
+        str(config_file(s, 1)), 'db', 'sync'], env=_our_env(s))
     for svc in our_services(s):
         start_service(s, svc.name)
 

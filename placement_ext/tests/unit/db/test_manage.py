@@ -12,7 +12,13 @@ from placement_ext.db import migration
 from placement_ext.tests.fixtures import database as db_fixture
 
 
-class TestManageDb(testtools.TestCase):
+def _heads() -> str:
+    return ' '.join(f'{branch} {head}'
+                    for branch, head in migration.heads().items())
+
+
+class ManageFixtures(testtools.TestCase):
+    """``placement-ext-manage`` on a SQLite file of its own."""
 
     def setUp(self):
         super().setUp()
@@ -46,27 +52,30 @@ class TestManageDb(testtools.TestCase):
         for fragment in fragments:
             self.assertIn(fragment, err)
 
+
+class TestManageDb(ManageFixtures):
+
     def test_version_of_an_empty_database(self):
         self.assertEqual((0, 'None\n', ''), self.manage('db', 'version'))
 
     def test_sync_then_version(self):
-        head = migration.head()
+        head = _heads()
         status, out, _ = self.manage('db', 'sync')
         self.assertEqual(0, status)
         self.assertEqual(f'Database schema is at revision {head}.\n', out)
         self.assertEqual((0, f'{head}\n', ''), self.manage('db', 'version'))
 
-    def test_upgrade_defaults_to_head(self):
+    def test_upgrade_defaults_to_heads(self):
         self.assertEqual(0, self.manage('db', 'upgrade')[0])
-        self.assertEqual(migration.head(),
-                         migration.version(self.database.conf))
+        self.assertEqual(_heads(), migration.version(self.database.conf))
 
     def test_upgrade_to_a_revision(self):
-        head = migration.head()
+        head = migration.heads()[migration.EXPAND]
         status, out, _ = self.manage('db', 'upgrade', head)
-        self.assertEqual((0, f'Database schema is at revision {head}.\n'),
+        at = f'expand {head} contract None'
+        self.assertEqual((0, f'Database schema is at revision {at}.\n'),
                          (status, out))
-        self.assertEqual((0, f'{head}\n', ''), self.manage('db', 'version'))
+        self.assertEqual((0, f'{at}\n', ''), self.manage('db', 'version'))
 
     def test_unknown_revision(self):
         self.assertFailed(self.manage('db', 'upgrade', 'nope'),

@@ -72,14 +72,22 @@ class MigrationChecks(test_migrations.ModelsMigrationsSync):
 
     # checks
     def test_walk_every_revision_up_and_down(self):
-        for revision, previous in revisions():
+        script = alembic_script.ScriptDirectory.from_config(
+            migration.alembic_cfg())
+        for revision, _ in revisions():
             migration.upgrade(self.conf, revision, database=self.database.db)
-            self.assertEqual(revision, self._version())
-            # each downgrade undoes its upgrade and can be redone
-            migration.downgrade(self.conf, previous,
-                                database=self.database.db)
+            self.assertIn(revision, self._version().split())
+            # each downgrade undoes its upgrade (one step back on its own
+            # branch) and can be redone
+            branch = set(script.get_revision(revision).branch_labels) & set(
+                migration.BRANCHES)
+            back = f'{branch.pop()}@-1' if branch else f'{revision}-1'
+            migration.downgrade(self.conf, back, database=self.database.db)
+            self.assertNotIn(revision, (self._version() or '').split())
             migration.upgrade(self.conf, revision, database=self.database.db)
-        self.assertEqual(migration.head(), self._version())
+        self.assertEqual(' '.join(f'{branch} {head}' for branch, head in
+                                  migration.heads().items()),
+                         self._version())
         self.assertEqual(set(models.Base.metadata.tables) |
                          {'alembic_version'}, self._tables())
         migration.downgrade(self.conf, 'base', database=self.database.db)
@@ -147,9 +155,19 @@ class TestMigrationsSQLite(MigrationChecks, testtools.TestCase):
 
 class TestRevisions(testtools.TestCase):
 
-    def test_history_is_linear(self):
-        # migration.head() raises on several heads
-        self.assertEqual(revisions()[-1][0], migration.head())
+    def test_history_splits_once_into_expand_and_contract(self):
+        script = alembic_script.ScriptDirectory.from_config(
+            migration.alembic_cfg())
+        self.assertEqual(set(migration.heads().values()),
+                         set(script.get_heads()))
+        for revision, previous in revisions():
+            labels = script.get_revision(revision).branch_labels
+            if previous == migration.SPLIT or labels:
+                # after the split, each revision is on exactly one branch
+                self.assertEqual(1, len(labels & set(migration.BRANCHES)),
+                                 revision)
+            else:
+                self.assertFalse(labels, revision)
 
     def test_first_revision_starts_from_base(self):
         self.assertEqual('base', revisions()[0][1])

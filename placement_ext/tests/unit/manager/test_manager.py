@@ -9,6 +9,7 @@ from placement_ext import context as pe_context
 from placement_ext import exception
 from placement_ext import rpc
 from placement_ext import service
+from placement_ext.conductor import rpcapi as conductor_rpcapi
 from placement_ext.manager import manager
 from placement_ext.manager import rpcapi
 from placement_ext.manager import service as manager_service
@@ -16,6 +17,7 @@ from placement_ext.objects import event as event_obj
 from placement_ext.tests.fixtures import database as db_fixture
 from placement_ext.tests.unit.objects import test_lease
 from placement_ext.tests.unit.rpc import base
+from placement_ext.vocabulary import service_versions
 
 
 class Recorder:
@@ -169,6 +171,11 @@ class TestEventTask(ManagerTestCase):
 class TestApiVersions(base.TestCase):
 
     def test_every_method_names_its_version(self):
-        self.assertEqual('1.9', rpcapi.ManagerAPI.VERSION)
+        self.assertEqual('1.10', rpcapi.ManagerAPI.VERSION)
         self.assertEqual(rpcapi.ManagerAPI.VERSION,
                          manager.ReservationManager.target.version)
+        # what a service of this version records and serves
+        self.assertEqual(
+            {'manager': rpcapi.ManagerAPI.VERSION,
+             'conductor': conductor_rpcapi.ConductorAPI.VERSION},
+            service_versions.RPC_HISTORY[service_versions.SERVICE_VERSION])

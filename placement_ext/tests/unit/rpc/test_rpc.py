@@ -149,6 +149,11 @@ class TestRoundTrip(base.TestCase):
             exc.detail)
         self.assertNotIn('secret-payload', exc.detail)
 
+    def test_a_client_capped_at_1_0_still_pings(self):
+        api = manager_rpcapi.ManagerAPI(self.conf, self.transport,
+                                        version_cap='1.0')
+        self.assertEqual('manager', api.ping(self.context)['service'])
+
     def test_servers_use_the_threading_executor(self):
         server = rpc_server.get_server(self.conf, self.transport,
                                        'executor-check', [], 'test-host')
@@ -184,9 +189,22 @@ class TestClient(base.TestCase):
         api = manager_rpcapi.ManagerAPI(self.conf, transport,
                                         version_cap='1.0')
 
-        # a caller bug, not an outage: it must check can_send_version
-        self.assertRaises(oslo_messaging.RPCVersionCapError, api._call,
-                          self.context, 'ping', version='1.1')
+        # [upgrade_levels] caps it while old servers run: a method they
+        # lack is refused before sending, with the cap named
+        exc = self.assertRaises(exception.ServiceError, api._call,
+                                self.context, 'ping', version='1.1')
+        self.assertIn('ping needs API version 1.1, and [upgrade_levels] '
+                      'manager caps this client at 1.0', exc.detail)
+
+    def test_cap_from_upgrade_levels(self):
+        transport = rpc.get_transport(self.conf)
+        self.addCleanup(transport.cleanup)
+        self.conf.set_override('manager', '1.5', 'upgrade_levels')
+        self.addCleanup(self.conf.clear_override, 'manager', 'upgrade_levels')
+        api = manager_rpcapi.ManagerAPI(self.conf, transport)
+        self.assertEqual('1.5', api.version_cap)
+        self.assertTrue(api.can_send_version('1.5'))
+        self.assertFalse(api.can_send_version('1.6'))
 
     def test_fake_transport_is_in_process(self):
         self.assertTrue(rpc.is_in_process(self.conf))
