@@ -1,8 +1,8 @@
-"""Reservations of a host service's own plugin (Blazar's) that could not
-be adopted, and why, for ``lease reconcile``.
+"""Expand: reservations of a host service's own plugin (Blazar's) that
+could not be adopted, and why, for ``lease reconcile``.
 
 Revision ID: d2a8f4c6e1b9
-Revises: c4d9e1f7a2b6
+Revises: b2f7d3e9c102
 Create Date: 2026-11-27 20:10:00.000000
 
 """
@@ -13,7 +13,7 @@ from sqlalchemy.dialects import mysql
 
 # revision identifiers, used by Alembic.
 revision = 'd2a8f4c6e1b9'
-down_revision = 'c4d9e1f7a2b6'
+down_revision = 'b2f7d3e9c102'
 branch_labels = None
 depends_on = None
 
