@@ -7,9 +7,10 @@ them installed, for the upgrade tests and for operators' trials.
     previous_release.py venv DIR [VERSION] DIR gets a venv with VERSION
                                            (default: the newest) installed
 
-The venv is built from the release's commit (``git archive``, so no tag
-is needed: a clone without tags works too), with ``PBR_VERSION`` set to
-the release's version, as pbr derives it from the tag, and the
+The venv is built from the release's commit (a local clone checked out
+at it, so no tag is needed: a clone without tags works too), with
+``PBR_VERSION`` set to the release's version, as pbr derives it from
+the tag, and the
 release's own ``upper-constraints.txt``; through ``minicloud uv``, as
 the project's other venvs. Idempotent: a DIR that already holds that
 release is kept. Standard library only.
@@ -57,11 +58,12 @@ def build_venv(target: pathlib.Path, version: str | None = None) -> str:
         return version
     shutil.rmtree(target, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
+        # a clone, not an archive: pbr takes the package's data files
+        # (alembic.ini) from git
         source = pathlib.Path(tmp) / f'placement-ext-{version}'
-        source.mkdir()
-        archive = subprocess.run(['git', '-C', str(REPO), 'archive', commit],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(['tar', '-x', '-C', str(source)], input=archive,
+        subprocess.run(['git', 'clone', '-q', '--no-checkout', str(REPO),
+                        str(source)], check=True)
+        subprocess.run(['git', '-C', str(source), 'checkout', '-q', commit],
                        check=True)
         subprocess.run([str(MINICLOUD), 'uv', 'venv', '--seed', '--python',
                         'python3', str(target)], check=True)

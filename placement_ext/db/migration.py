@@ -378,6 +378,12 @@ def contract(conf: cfg.ConfigOpts, *, old_services: list[str],
         online data migration has rows left, or an old service runs.
     """
     _expanded(conf, database, 'contract')
+    if old_services:
+        raise exception.Conflict(
+            reason=f'contract refused: services still run an older '
+                   f'release: {"; ".join(old_services)}. Restart them on '
+                   f'this release (or wait until their rows go stale '
+                   f'if they are gone) and run it again')
     left = {name: n for name, n in
             pending_online(conf, database=database).items() if n}
     if left:
@@ -385,12 +391,6 @@ def contract(conf: cfg.ConfigOpts, *, old_services: list[str],
         raise exception.Conflict(
             reason=f'contract refused: online data migrations are not '
                    f'done ({rows}); run "placement-ext-manage db migrate"')
-    if old_services:
-        raise exception.Conflict(
-            reason=f'contract refused: services still run an older '
-                   f'release: {"; ".join(old_services)}. Restart them on '
-                   f'this release (or wait until their rows go stale '
-                   f'if they are gone) and run it again')
     upgrade(conf, f'{CONTRACT}@head', database=database)
 
 

@@ -173,8 +173,8 @@ class TestRollingUpgrade(testtools.TestCase):
             'name': name, 'start_date': start, 'end_date': end,
             'reservations': [{'resource_type': 'virtual:instance',
                               'amount': 1, 'vcpus': 1, 'memory_mb': 512,
-                              'disk_gb': 1}]}, project_id='upgrade',
-            user_id='u')
+                              'disk_gb': 1}]},
+            project_id=self.cloud.demo.current_project_id, user_id='u')
 
     def assert_not_overbooked(self, leases: dict) -> None:
         vcpus = {host.name: host.vcpus for host in self.s.hosts}
