@@ -22,7 +22,7 @@ that fills it, and the manager's RPC API 1.10; so the two releases'
 schemas and APIs differ, which is what the upgrade has to carry.
 
 The topology is taken down at the end (the next HA test brings up a
-fresh one on this tree's code). About 8 minutes: tox -e upgrade.
+fresh one on this tree's code). About 4 minutes (210 s here): tox -e upgrade.
 """
 
 import datetime
@@ -214,6 +214,9 @@ class TestRollingUpgrade(testtools.TestCase):
         hosts = [host.name for host in self.s.hosts]
         for host in hosts:
             old.create_host(self.context, host)
+        # what earlier runs left in Placement (their database is gone
+        # with the topology) is not this upgrade's
+        old.reconcile(self.context, repair=True)
         now = datetime.datetime.now(datetime.timezone.utc).replace(
             tzinfo=None)
         self.create_lease(old, 'active', 'now', '2099-01-01 00:00')
