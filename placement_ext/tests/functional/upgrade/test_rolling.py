@@ -16,8 +16,9 @@ operated on (deleted, a new one created, the 1.10 status filter). Each
 API is pinged every half second throughout; the longest time without
 an answer is reported (and bounded).
 
-Between 1.0.0 and this tree: expand b2f7d3e9c102 / contract
-d3c8a4f1e203 (``leases.status_changed_at``), the online data migration
+Between 1.0.0 and this tree: the expand and contract revisions of
+``leases.status_changed_at`` (and expand-only tables since), the online
+data migration
 that fills it, and the manager's RPC API 1.10; so the two releases'
 schemas and APIs differ, which is what the upgrade has to carry.
 
@@ -42,6 +43,7 @@ from placement_ext import exception
 from placement_ext import polling
 from placement_ext import rpc
 from placement_ext.conductor import rpcapi as conductor_rpcapi
+from placement_ext.db import migration
 from placement_ext.manager import rpcapi as manager_rpcapi
 from placement_ext.tests import backends
 from placement_ext.tests.functional.cloud import fixture as cloud_fixture
@@ -51,6 +53,8 @@ REPO = cloud_fixture.REPO
 OLD_VENV = REPO / '.upgrade-venv'
 NEW_BIN = REPO / '.venv' / 'bin'
 HA_UP_TIMEOUT = 900
+# where 1.0.0 left the contract branch (its last revision)
+CONTRACT_1_0 = 'c0417ac7b001'
 # every lease reaches its state within this
 BOUND = 240
 # the longest an API may go without answering while a service restarts
@@ -246,10 +250,11 @@ class TestRollingUpgrade(testtools.TestCase):
         done = self.manage('expand')
         self.assertEqual(0, done.returncode, done.stderr)
         status = self.manage('status').stdout
-        self.assertIn('expand: b2f7d3e9c102 (this release: b2f7d3e9c102) '
-                      'current', status)
-        self.assertIn('contract: c0417ac7b001 (this release: d3c8a4f1e203) '
-                      'behind', status)
+        heads = migration.heads()
+        self.assertIn(f'expand: {heads["expand"]} (this release: '
+                      f'{heads["expand"]}) current', status)
+        self.assertIn(f'contract: {CONTRACT_1_0} (this release: '
+                      f'{heads["contract"]}) behind', status)
         # 2. one service at a time on the new code
         restarts = {}
         for name in ORDER:
@@ -266,8 +271,9 @@ class TestRollingUpgrade(testtools.TestCase):
         # 4. contract
         done = self.manage('contract')
         self.assertEqual(0, done.returncode, done.stderr)
-        self.assertIn('contract: d3c8a4f1e203 (this release: d3c8a4f1e203) '
-                      'current', self.manage('status').stdout)
+        self.assertIn(f'contract: {heads["contract"]} (this release: '
+                      f'{heads["contract"]}) current',
+                      self.manage('status').stdout)
         for probe in probes.values():
             probe.stopping.set()
             probe.join()
