@@ -13,6 +13,9 @@ the online data migrations (``ONLINE_MIGRATIONS``) fill what the new code
 reads while both run; ``contract`` removes what only the old code read
 and runs once every live service runs the new code (``contract()``
 refuses otherwise). ``upgrade`` (``db sync``) does all at once.
+
+Over 400 lines as one module on purpose: it is the one place that
+knows the branches, their order and the checks between them.
 """
 
 import contextlib

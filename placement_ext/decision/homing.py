@@ -19,6 +19,9 @@ Order, cheapest first as ONAP HAS ranks its constraints:
 
 Every dropped region keeps the reason it was dropped.
 
+Over 400 lines as one module on purpose: the five steps share the
+candidate and reason types, and reading them in order is the ranking.
+
 Longer than 400 lines on purpose: the intent, the cost model and the
 ranking are read from one policy and one cost file, and each check
 explains itself with the others' data.

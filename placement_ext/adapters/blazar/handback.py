@@ -65,7 +65,7 @@ class Outcome:
 
     lease: str          # Blazar's lease id (our lease's id if unknown)
     reservation: str
-    result: str         # HANDED_BACK, KEPT or WARNING
+    result: str         # HANDED_BACK, READY, FORGOTTEN, KEPT, WARNING
     detail: str
 
     def line(self) -> str:
@@ -97,7 +97,6 @@ class HandBack:
         :param check: change nothing; say what would be handed back
             (:data:`READY`) or kept.
         """
-        self.check = check
         hosts = {h['hypervisor_hostname']: h
                  for h in self.blazar_db.host_list()}
         outcomes = []
@@ -109,13 +108,14 @@ class HandBack:
                              lambda res_id: self.blazar_db.reservation_get(
                                  res_id) is not None)]
         for lease in lease_obj.list_leases(self.workflows.database):
-            outcomes.append(self._lease(lease, hosts))
+            outcomes.append(self._lease(lease, hosts, check))
         outcomes.extend(self._host_leases(hosts))
         return outcomes
 
     # -- instance reservations -------------------------------------------
 
-    def _lease(self, lease: lease_obj.Lease, hosts: dict) -> Outcome:
+    def _lease(self, lease: lease_obj.Lease, hosts: dict,
+               check: bool) -> Outcome:
         if len(lease.reservations) != 1:
             return Outcome(lease.id, '-', KEPT,
                            f'our lease {lease.name} has '
@@ -124,7 +124,7 @@ class HandBack:
         res = lease.reservations[0]
         row = self.blazar_db.reservation_get(res.id)
         if row is None:
-            if self.check and lease.status == states.LEASE_PENDING:
+            if check and lease.status == states.LEASE_PENDING:
                 return Outcome(lease.id, res.id, READY, _ROLLED_BACK)
             return Outcome(lease.id, res.id, KEPT,
                            f'Blazar has no such reservation, and ours is '
@@ -154,13 +154,13 @@ class HandBack:
             return outcome(KEPT, f'Blazar no longer has its host '
                                  f'{missing[0]}: end or delete the lease')
         started = row['status'] == states.RESERVATION_ACTIVE
-        if not self.check:
+        if not check:
             try:
                 self._convert(res, row, blazar_lease['project_id'], hosts)
             except exception.PlacementExtError as exc:
                 return outcome(KEPT, f'{exc} (run this again once fixed)')
             self.workflows.hand_over(lease)
-        return outcome(READY if self.check else HANDED_BACK, (
+        return outcome(READY if check else HANDED_BACK, (
             f'{row["status"]}, {res.amount} slot(s) on '
             f'{", ".join(sorted(res.slots_by_host)) or "no host"}'
             + ('' if started else '; flavor access is granted at its '

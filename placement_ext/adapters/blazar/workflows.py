@@ -9,7 +9,8 @@ sides and keeps Blazar's rows in step (:mod:`~placement_ext.adapters.
 blazar.mirror`; Blazar's events for the recovery:
 :mod:`~placement_ext.adapters.blazar.recovery`; the reservations
 Blazar's own plugin made: :mod:`~placement_ext.adapters.blazar.
-adoption`).
+adoption`). About 400 lines: one method a Blazar plugin call, each a
+few lines of translation.
 """
 
 import datetime
