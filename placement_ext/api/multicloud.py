@@ -35,6 +35,7 @@ import yaml
 
 from placement_ext import exception
 from placement_ext.api import wsgi
+from placement_ext.schemas import files
 from placement_ext.schemas import validate
 
 PATH = r'^/api/multicloud/v0/check_vim_capacity/?$'
@@ -105,14 +106,16 @@ def routes(check: Check, realize: Realize, *,
 
 
 def _document(body: dict, key: str) -> dict | None:
-    """``body[key]``, a mapping given as such or as YAML text.
+    """``body[key]``, a mapping given as such or as YAML text (aliases
+    bounded: a few KB of nested aliases would otherwise expand to
+    gigabytes when checked and answered).
 
     :raises InvalidInput: text that is not YAML of a mapping.
     """
     value = body.get(key)
     if isinstance(value, str):
         try:
-            value = yaml.safe_load(value)
+            value = files.parse_yaml(value)
         except yaml.YAMLError as exc:
             raise exception.InvalidInput(field=key,
                                          reason=f'is not YAML: {exc}')

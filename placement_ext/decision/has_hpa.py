@@ -38,6 +38,7 @@ import yaml
 
 from placement_ext import exception
 from placement_ext.decision import has_fields
+from placement_ext.schemas import files
 
 OPERATORS = {'=': operator.eq, '<': operator.lt, '>': operator.gt,
              '<=': operator.le, '>=': operator.ge, 'ALL': None}
@@ -304,7 +305,7 @@ def _flavor_value(raw: object) -> object:
     text or that mapping; None when unreadable."""
     if isinstance(raw, str):
         try:
-            raw = yaml.safe_load(raw)
+            raw = files.parse_yaml(raw)
         except yaml.YAMLError:
             return None
     if not isinstance(raw, Mapping) or 'value' not in raw:

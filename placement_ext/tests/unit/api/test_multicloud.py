@@ -133,3 +133,14 @@ class TestMultiCloud(test_has.ApiTestCase):
             'policy': HA, 'template': '- not a mapping'})
         self.assertEqual((400, 'template'),
                          (status, body['error']['field']))
+
+    def test_aliases_expanding_past_the_bound_are_refused(self):
+        # nine levels of ten aliases each: 10**9 nodes once expanded
+        lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
+        lines += [f'a{i}: &a{i} [' + ', '.join([f'*a{i - 1}'] * 10) + ']'
+                  for i in range(1, 10)]
+        status, body, _ = self.call('POST', INTENT, {
+            'policy': HA, 'template': '\n'.join(lines)})
+        self.assertEqual((400, 'template'),
+                         (status, body['error']['field']))
+        self.assertIn('aliases repeat more than', body['error']['message'])
