@@ -22,6 +22,7 @@ from minicloud import health
 from minicloud import install
 from minicloud import netns
 from minicloud import procs
+from minicloud import schema_cache
 from minicloud import services
 from minicloud import settings as mc_settings
 from minicloud import topology
@@ -30,6 +31,10 @@ LOCK_FILE = '.lock'
 # held by each test of the cloud (placement_ext/tests/functional/cloud)
 TESTS_LOCK_FILE = 'tests.lock'
 API_TIMEOUT = 180      # heat-api and nova-api are slow to import on 2 cores
+# the databases schema_cache keeps: Keystone's (migrated before Keystone
+# starts), the others' (migrated while it answers)
+KEYSTONE_DB = ('keystone',)
+SERVICE_DBS = tuple(db for db in configs.DATABASES if db != 'keystone')
 
 
 class BringUpError(RuntimeError):
@@ -107,7 +112,9 @@ def _prepare_folder(s: mc_settings.Settings) -> None:
 def _keystone_setup(s: mc_settings.Settings) -> None:
     manage = [_venv_bin(s, 'keystone-manage'), '--config-file',
               str(s.path('etc', 'keystone.conf'))]
-    _run(s, 'keystone-manage', [*manage, 'db_sync'])
+    if not schema_cache.load(s, 'keystone', KEYSTONE_DB):
+        _run(s, 'keystone-manage', [*manage, 'db_sync'])
+        schema_cache.save(s, 'keystone', KEYSTONE_DB)
     for cmd in ('fernet_setup', 'credential_setup'):
         _run(s, 'keystone-manage', [*manage, cmd, '--keystone-user', 'root',
                                     '--keystone-group', 'root'])
@@ -149,6 +156,20 @@ def _schema_jobs(s: mc_settings.Settings) -> dict[str, list[list[str]]]:
     }
 
 
+def _point_cells(s: mc_settings.Settings) -> None:
+    """Nova's cell mappings of a loaded dump, pointed at this cloud.
+
+    What ``nova-manage cell_v2 map_cell0`` and ``create_cell`` wrote in
+    the cloud the dump came from named its ports.
+    """
+    backends.run_sql(s, (
+        f"UPDATE nova_api.cell_mappings SET database_connection = "
+        f"'{configs.db_url(s, 'nova_cell0')}' WHERE name = 'cell0'; "
+        f"UPDATE nova_api.cell_mappings SET database_connection = "
+        f"'{configs.db_url(s, 'nova')}', transport_url = "
+        f"'{configs.transport_url(s)}' WHERE name = 'cell1'"))
+
+
 def _start(s: mc_settings.Settings, svc: services.Service) -> None:
     procs.Proc(s.path(), svc.name).start(svc.argv, svc.env, cwd=s.path())
 
@@ -180,8 +201,11 @@ def _identity_and_schemas(s: mc_settings.Settings, lap: _Laps) -> None:
     _keystone_setup(s)
     keystone = services.keystone(s)
     _start(s, keystone)
-    jobs = _schema_jobs(s)
-    with concurrent.futures.ThreadPoolExecutor(len(jobs)) as pool:
+    cached = schema_cache.load(s, 'services', SERVICE_DBS)
+    if cached:
+        _point_cells(s)
+    jobs = {} if cached else _schema_jobs(s)
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(jobs))) as pool:
         futures = [pool.submit(lambda n=name, c=cmds: [_run(s, n, cmd)
                                                        for cmd in c])
                    for name, cmds in jobs.items()]
@@ -193,6 +217,8 @@ def _identity_and_schemas(s: mc_settings.Settings, lap: _Laps) -> None:
         lap('users, projects and catalog created')
         for future in futures:
             future.result()
+    if not cached:
+        schema_cache.save(s, 'services', SERVICE_DBS)
     lap('database schemas ready')
 
 
