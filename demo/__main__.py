@@ -9,6 +9,7 @@ and takes the cloud down again if it brought it up.
 import argparse
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -95,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         transport.cleanup()
         addons.wait()
     if not args.keep:
+        if started_cloud and steps.exit_code(outcomes):
+            _keep_logs(status)
         outcomes += steps.run_all([steps.Step(
             'Cleaning up', _stop_all if started_cloud
             else showcase_.clean_up_all)], False, LOG)
@@ -117,6 +120,15 @@ def run_steps(showcase_: 'Showcase', keep: bool) -> list[steps.Outcome]:
     except KeyboardInterrupt:
         print('\ninterrupted', flush=True)
         return [steps.Outcome('interrupted', steps.FAILED)]
+
+
+def _keep_logs(status: dict) -> None:
+    """The services' logs of a failed run, kept before the cloud is
+    taken down (with its folder): the cause is usually in them."""
+    kept = BASE / 'cloud-logs'
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(pathlib.Path(status['clouds_yaml']).parent / 'log', kept)
+    print(f'  a step failed: the cloud\'s logs kept in {kept}')
 
 
 def _stop_all() -> None:
