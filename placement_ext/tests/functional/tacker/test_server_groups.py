@@ -92,12 +92,15 @@ class TestServerGroupsInTacker(base.TackerTestCase):
         old = self._stack(inst_id)
         zone = self.zones(inst_id)['VDU1-0']
         # no new server fits in the VNFC's zone, even once the heal freed
-        # its host: the zone's computes are disabled
-        for service in self.cloud.admin.compute.services(
-                binary='nova-compute'):
-            if service.availability_zone == zone:
-                self.cloud.admin.compute.disable_service(
-                    service, disabled_reason='heal all test')
+        # its host: that host is disabled, the zone's other one filled
+        # (all of a zone's hosts disabled, Nova refuses the zone itself)
+        _, hosts = self._members_and_hosts(inst_id)
+        [host] = hosts.values()
+        [service] = self.cloud.admin.compute.services(
+            binary='nova-compute', host=host)
+        self.cloud.admin.compute.disable_service(
+            service, disabled_reason='heal all test')
+        self.cloud.fill_zone(zone)
 
         occ = self.tacker.wait(self.tacker.lcm(
             inst_id, 'heal', tacker_api.heal_all_request()))
