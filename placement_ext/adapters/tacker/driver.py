@@ -45,10 +45,12 @@ from tacker.sol_refactored import objects as tacker_objects
 from tacker.sol_refactored.common import exceptions as sol_ex
 from tacker.sol_refactored.common import vnf_instance_utils as inst_utils
 from tacker.sol_refactored.conductor import conductor_v2
+from tacker.sol_refactored.infra_drivers.openstack import heat_utils
 from tacker.sol_refactored.infra_drivers.openstack import openstack
 
 from placement_ext import background
 from placement_ext import exception
+from placement_ext.adapters.tacker import hints
 from placement_ext.adapters.tacker import request as tacker_request
 from placement_ext.adapters.tacker import startup
 from placement_ext.adapters.tacker import vim as tacker_vim
@@ -341,9 +343,24 @@ class Openstack(openstack.Openstack):
 
     def scale(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
+        if req.type == 'SCALE_OUT':
+            # before anything of Tacker's: a refused scale out changed
+            # nothing, so its rollback is clean
+            _refuse_without_groups(inst, vnfd, _added_vdus(grant_req))
         self._remember('SCALE', inst, grant_req, grant, vnfd,
                        inst.instantiatedVnfInfo.flavourId)
         return super().scale(req, inst, grant_req, grant, vnfd)
+
+    def change_vnfpkg(self, req: object, inst: object, grant_req: object,
+                      grant: object, vnfd: object) -> None:
+        """Tacker's, then a look at the server groups its rolling update
+        may have left out of the stack (:mod:`placement_ext.adapters.
+        tacker.hints`); the loss is logged, and a later scale out that
+        would break it is refused."""
+        super().change_vnfpkg(req, inst, grant_req, grant, vnfd)
+        lost = _lost_groups(inst, vnfd)
+        if lost:
+            LOG.error('%s', _lost_detail(inst, lost))
 
     def heal(self, req: object, inst: object, grant_req: object,
             grant: object, vnfd: object) -> None:
@@ -415,6 +432,62 @@ class Openstack(openstack.Openstack):
             raise _failed(op, error_ex.detail)
         # Tacker reads the new zones back from the fields it passed
         _place(fields, op.placement)
+
+
+# what the operator can do about nested templates without their hints
+GROUPS_REMEDY = ('Tacker\'s change_vnfpkg rolling update (15.0.0 and '
+                 'later) left them out; a change_vnfpkg, its retry or its '
+                 'rollback that completes sends the package\'s templates '
+                 'again')
+
+
+def _added_vdus(grant_req: object) -> set[str]:
+    if not grant_req.obj_attr_is_set('addResources'):
+        return set()
+    return {res.resourceTemplateId for res in grant_req.addResources
+            if res.type == 'COMPUTE'}
+
+
+def _lost_groups(inst: object, vnfd: object,
+                 vdus: set[str] | None = None) -> list[str]:
+    """``file:server`` of the stack's nested templates that lost the
+    scheduler hints (server groups) the VNF package gives them; only the
+    templates of ``vdus`` when given."""
+    flavour_id = inst.instantiatedVnfInfo.flavourId
+    base = vnfd.get_base_hot(flavour_id) or {}
+    package_files = base.get('files') or {}
+    if vdus is not None:
+        top = (base.get('template') or {}).get('resources') or {}
+        used = {res.get('type') for name, res in top.items()
+                if name in vdus and isinstance(res, dict)}
+        package_files = {name: content for name, content
+                         in package_files.items() if name in used}
+    if not package_files:
+        return []
+    heat_client = heat_utils.HeatClient(
+        inst_utils.select_vim_info(inst.vimConnectionInfo))
+    stack_files = heat_client.get_files(heat_utils.get_stack_name(inst))
+    return hints.lost(package_files, stack_files)
+
+
+def _lost_detail(inst: object, lost: list[str]) -> str:
+    return (f'placement-ext: stack vnf-{inst.id}\'s nested templates lost '
+            f'the scheduler hints of {", ".join(lost)}: their new servers '
+            f'join no server group, so the VNFD\'s nfvi_node '
+            f'(anti-)affinity rules do not hold for them ({GROUPS_REMEDY})')
+
+
+def _refuse_without_groups(inst: object, vnfd: object,
+                           vdus: set[str]) -> None:
+    """Fail Tacker's operation, saying why, when the new servers of
+    ``vdus`` would join no server group."""
+    lost = _lost_groups(inst, vnfd, vdus) if vdus else []
+    if lost:
+        detail = _lost_detail(inst, lost)
+        LOG.error('%s; the scale out is refused', detail)
+        raise sol_ex.StackOperationFailed(
+            sol_detail=f'{detail}; the scale out is refused',
+            sol_title='Server groups lost')
 
 
 def _lcm_op_occ_state(context: object, lcm_op_occ_id: str) -> str | None:

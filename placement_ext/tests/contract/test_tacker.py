@@ -79,6 +79,46 @@ class TestTackerContract(base.ContractTestCase):
                       "reselect: stack vnf-i1 was not found through Heat of "
                       "region 'RegionTwo'", error.detail)
 
+    def test_a_scale_out_into_a_template_without_its_hints_is_refused(self):
+        from unittest import mock
+
+        from tacker.sol_refactored import objects
+        from tacker.sol_refactored.common import exceptions as sol_ex
+
+        from placement_ext.adapters.tacker import driver
+
+        objects.register_all()
+        inst = objects.VnfInstanceV2(id='i1', vimConnectionInfo={
+            'vim1': objects.VimConnectionInfo(
+                vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
+                interfaceInfo={'endpoint': 'http://keystone/v3'},
+                accessInfo={'username': 'u', 'password': 'p',
+                            'project': 'nfv'})},
+            instantiatedVnfInfo=objects.VnfInstanceV2_InstantiatedVnfInfo(
+                flavourId='simple', vnfState='STARTED',
+                metadata={'stack_id': 's1'}))
+        server = {'type': 'OS::Nova::Server', 'properties': {
+            'scheduler_hints': {'group': {'get_param': 'group'}}}}
+        vnfd = mock.Mock()
+        vnfd.get_base_hot.return_value = {
+            'template': {'resources': {'VDU1': {'type': 'VDU1.yaml'},
+                                       'VDU2': {'type': 'VDU2.yaml'}}},
+            'files': {'VDU1.yaml': {'resources': {'VDU1': server}},
+                      'VDU2.yaml': {'resources': {'VDU2': server}}}}
+        stripped = 'resources: {VDU1: {type: OS::Nova::Server}}'
+        heat = mock.patch.object(driver.heat_utils, 'HeatClient').start()
+        self.addCleanup(mock.patch.stopall)
+        heat.return_value.get_files.return_value = {
+            'VDU1.yaml': stripped, 'VDU2.yaml': stripped.replace('1', '2')}
+
+        with self.assertRaises(sol_ex.StackOperationFailed) as caught:
+            driver._refuse_without_groups(inst, vnfd, {'VDU1'})
+        self.assertIn('lost the scheduler hints of VDU1.yaml:VDU1:',
+                      caught.exception.detail)
+        heat.return_value.get_files.assert_called_once_with('vnf-i1/s1')
+        # the package gives VDU3 no template of its own: nothing to lose
+        driver._refuse_without_groups(inst, vnfd, {'VDU3'})
+
 
 def _tls_matrix() -> list[dict]:
     """[v2_vnfm] settings whose sessions ours and Tacker's must agree
