@@ -23,8 +23,9 @@ from collections.abc import Mapping
 
 from placement_ext import exception
 from placement_ext.vocabulary import reservation_names as names
+from placement_ext.vocabulary import states
 
-RESOURCE_TYPE = 'flavor:instance'
+RESOURCE_TYPE = states.RESOURCE_TYPE_FLAVOR
 FLAVOR_FIELD = 'flavor_id'
 # upstream recognises its own snapshot by this key (_get_cached_flavor)
 SNAPSHOT_MARK = 'OS-FLV-EXT-DATA:ephemeral'

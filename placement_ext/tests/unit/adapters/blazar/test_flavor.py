@@ -8,6 +8,7 @@ import testtools
 
 from placement_ext import exception
 from placement_ext.adapters.blazar import flavor
+from placement_ext.adapters.blazar import recovery
 from placement_ext.adapters.blazar import translate
 from placement_ext.objects import lease as lease_obj
 from placement_ext.tests.unit.adapters.blazar import test_workflows as tw
@@ -137,3 +138,14 @@ class TestAdapter(tw.AdapterTestCase):
         self.adapter.update(tw.RES, {'flavor_id': '3', 'amount': 2})
         self.assertEqual(2, lease_obj.find(self.db, tw.RES)
                          .reservations[0].amount)
+
+
+class TestRecovery(testtools.TestCase):
+
+    def test_flavor_leases_are_ours_to_recover(self):
+        def lease(*types):
+            return {'reservations': [{'resource_type': t} for t in types]}
+        self.assertTrue(recovery._all_ours(lease('flavor:instance',
+                                                 'virtual:instance')))
+        self.assertFalse(recovery._all_ours(lease('flavor:instance',
+                                                  'physical:host')))
