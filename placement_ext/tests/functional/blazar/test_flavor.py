@@ -109,8 +109,8 @@ class TestFlavorReservation(base.BlazarTestCase):
         NotImplemented, which leaves the lease ERROR); its slots stay."""
         why = str(self.assertRaises(
             RuntimeError, self.openstack, 'demo', 'reservation', 'lease',
-            'update', '--reservation', f'id={res["id"]},amount=1',
-            lease['id']))
+            'set', '--reservation', f'id={res["id"]},amount=1',
+            lease['id'], output=False))
         self.assertIn('not yet supported', why)
         self.assertEqual(2, len(self.blazar_sql(
             'SELECT id FROM computehost_allocations WHERE reservation_id = '
