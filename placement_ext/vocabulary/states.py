@@ -31,6 +31,8 @@ EVENT_STATUSES = (EVENT_UNDONE, EVENT_IN_PROGRESS, EVENT_DONE, EVENT_ERROR)
 
 # Reservation resource types (blazar plugin resource_type).
 RESOURCE_TYPE_INSTANCE = 'virtual:instance'
+# Blazar's flavor-based instance reservation, served as an instance one
+RESOURCE_TYPE_FLAVOR = 'flavor:instance'
 
 # Lifecycle operations: SOL003 LcmOperationType and LcmOperationStateType
 # values (uppercase, as in the SOL data model and Tacker's lcmocc).

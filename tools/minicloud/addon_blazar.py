@@ -1,8 +1,9 @@
 """Blazar 18 (or an older supported release: 15 to 17) with our plugins
 loaded (blazar-api, blazar-manager).
 
-blazar.conf names ``placement_ext.host.plugin,placement_ext.instance.plugin``
-in ``[manager] plugins`` and nothing else of ours: the plugins take their
+blazar.conf names ``placement_ext.host.plugin,placement_ext.instance.plugin,
+placement_ext.flavor.plugin`` in ``[manager] plugins`` and nothing else of
+ours: the plugins take their
 credentials, free pool and database (``blazar_placement_ext``) from it.
 Notifications are off. The venv also holds blazar-nova (BlazarFilter,
 for the tests of that Nova set-up). Files ``*.conf`` in
@@ -22,7 +23,8 @@ from minicloud import configs
 from minicloud import health
 from minicloud import services
 
-PLUGINS = 'placement_ext.host.plugin,placement_ext.instance.plugin'
+PLUGINS = ('placement_ext.host.plugin,placement_ext.instance.plugin,'
+           'placement_ext.flavor.plugin')
 CLIENTS = ('python-blazarclient==4.6.0', 'python-openstackclient==10.5.0')
 # PLACEMENT_EXT_MINICLOUD_BLAZAR_RELEASE picks one (addons.py); the
 # oldest is pinned to the libraries it was checked with
@@ -63,6 +65,8 @@ def write_configs(ctx: addons.Context) -> None:
         'manager': {'plugins': PLUGINS, 'minutes_before_end_lease': 0},
         # our options beyond what the plugin derives from blazar.conf
         'virtual:instance': {
+            'placement_ext_config_file': ctx.etc / 'plugin.conf'},
+        'flavor:instance': {
             'placement_ext_config_file': ctx.etc / 'plugin.conf'},
         'database': {'connection': ctx.db_url('blazar')},
         'keystone_authtoken': ctx.authtoken('blazar'),

@@ -37,7 +37,8 @@ UPSTREAM = (
     ('blazar.manager.exceptions', 'CantUpdateParameter', None),
 )
 # our entry points in blazar.resource.plugins
-PLUGINS = ('placement_ext.host.plugin', 'placement_ext.instance.plugin')
+PLUGINS = ('placement_ext.host.plugin', 'placement_ext.instance.plugin',
+           'placement_ext.flavor.plugin')
 
 
 class UnsupportedRelease(ImportError):

@@ -141,12 +141,18 @@ class InstancePlugin(base.BasePlugin):
                    'overbooking, any affinity, more instances than hosts.')
     query_options = {QUERY_TYPE_ALLOCATION: ['lease_id', 'reservation_id']}
 
+    # this plugin heals, adopts and recovers for every reservation of
+    # ours in blazar-manager (see FlavorInstancePlugin.leads)
+    leads = True
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._adapter: workflows.BlazarReservations | None = None
-        # Blazar's host monitor heals through the instance plugin
-        self.monitor = host_plugin.PhysicalHostMonitorPlugin()
-        self.monitor.register_healing_handler(self.heal_reservations)
+        self.monitor = None
+        if self.leads:
+            # Blazar's host monitor heals through the instance plugin
+            self.monitor = host_plugin.PhysicalHostMonitorPlugin()
+            self.monitor.register_healing_handler(self.heal_reservations)
 
     def get_plugin_opts(self) -> list:
         return plugin_opts()
@@ -157,6 +163,8 @@ class InstancePlugin(base.BasePlugin):
         killed manager left, give started reservations their server
         group; then keep taking over what a killed manager (another
         controller's) leaves."""
+        if not self.leads:
+            return
         try:
             self._workflows().adopt()
         except Exception:   # noqa: BLE001 - each event adopts its own

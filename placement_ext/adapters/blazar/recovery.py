@@ -32,7 +32,8 @@ def _changed(row: dict, default: datetime.datetime) -> datetime.datetime:
 
 
 def _all_ours(lease: dict) -> bool:
-    return all(r['resource_type'] == states.RESOURCE_TYPE_INSTANCE
+    return all(r['resource_type'] in (states.RESOURCE_TYPE_INSTANCE,
+                                      states.RESOURCE_TYPE_FLAVOR)
                for r in lease.get('reservations') or ())
 
 

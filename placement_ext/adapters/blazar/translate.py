@@ -22,6 +22,7 @@ from oslo_config import cfg
 
 from placement_ext import conf as pe_conf
 from placement_ext import exception
+from placement_ext.adapters.blazar import flavor
 from placement_ext.decision import host_properties
 from placement_ext.schemas import reservation as schema
 from placement_ext.vocabulary import states
@@ -171,6 +172,10 @@ def conditions(properties: str | None
 
     :raises InvalidInput: not Blazar's filter language.
     """
+    if flavor.parse_snapshot(properties) is not None:
+        # a flavor:instance reservation keeps its source flavor there,
+        # as upstream's flavor plugin does: no host filter
+        return ()
     try:
         return host_properties.parse(properties)
     except host_properties.Malformed as exc:

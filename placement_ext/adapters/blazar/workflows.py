@@ -22,6 +22,7 @@ from oslo_log import log as logging
 
 from placement_ext import exception
 from placement_ext.adapters.blazar import adoption
+from placement_ext.adapters.blazar import flavor
 from placement_ext.adapters.blazar import group_owner
 from placement_ext.adapters.blazar import mirror
 from placement_ext.adapters.blazar import recovery
@@ -36,6 +37,7 @@ from placement_ext.manager import lease_provision
 from placement_ext.manager import reservations
 from placement_ext.objects import host as host_obj
 from placement_ext.objects import lease as lease_obj
+from placement_ext.vocabulary import reservation_names as names
 
 LOG = logging.getLogger(__name__)
 
@@ -236,11 +238,27 @@ class BlazarReservations:
             self.host_leases(values['start_date'], values['end_date'])
             | unmatched)
         try:
-            return self.rows.record(lease.reservations[0], values,
-                                    blazar_ids)
+            row = self.rows.record(lease.reservations[0], values,
+                                   blazar_ids)
+            self.carry_flavor_specs(lease)
+            return row
         except Exception:
             self._forget(lease)
             raise
+
+    def carry_flavor_specs(self, lease: lease_obj.Lease) -> None:
+        """A ``flavor:instance`` reservation's private flavor gets its
+        source flavor's extra specs (kept in Blazar's row, as upstream
+        keeps them), ours winning; nothing for other reservations."""
+        res = lease.reservations[0]
+        kept = self.rows.properties(res.id)
+        if flavor.parse_snapshot(kept) is None:
+            return
+        self.workflows.nova.ensure_private_flavor(
+            res.flavor_id, names.flavor_name_for(res.id), vcpus=res.vcpus,
+            memory_mb=res.memory_mb, disk_gb=res.disk_gb,
+            extra_specs=flavor.carried_specs(kept, res.id),
+            project_id=lease.project_id)
 
     def forget_orphans(self) -> list[str]:
         """End our pending leases whose Blazar reservation is gone.
@@ -261,8 +279,10 @@ class BlazarReservations:
         lease = self._lease_of(resource_id)
         self.workflows.start_lease(
             lease, self._event_progress(lease, 'start_lease'))
-        self.rows.update_group(lease_obj.get(self.database,
-                                             lease.id).reservations[0])
+        started = lease_obj.get(self.database, lease.id)
+        self.rows.update_group(started.reservations[0])
+        # a flavor made again at the start lacks the source's specs
+        self.carry_flavor_specs(started)
 
     def ensure_server_groups(self) -> list[str]:
         """Give each started reservation with an affinity policy a valid
@@ -332,6 +352,7 @@ class BlazarReservations:
         changes = translate.update_values(values)
         res = lease.reservations[0]
         stored = self.rows.properties(res.id)
+        flavor.same_flavor(values, stored)
         properties = values.get(host_properties.FIELD, stored)
         refiltered = translate.conditions(properties) != \
             translate.conditions(stored)
