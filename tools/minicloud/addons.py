@@ -20,7 +20,7 @@ Releases: an addon runs its newest supported release unless
 ``.minicloud-<name>-<release>-venv``. The oldest release gets a venv of
 its own, resolved from its own requirements (the functional tests run on
 it); a release between the oldest and the newest is an overlay on the
-newest's venv (its own package only, the newest's libraries under it:
+newest's venv (its own package and ours, the newest's libraries under it:
 ``minicloud addon venvs`` lists them, the contract tests run in each and
 check that the shared libraries meet the release's requirements).
 Switching an addon's release recreates its databases (an older release
@@ -223,7 +223,10 @@ def _stamp(addon: Addon, release: str) -> str:
     # overlay is redone with its base
     ours = [(mc_settings.REPO / name).read_text()
             for name in ('setup.cfg', 'requirements.txt')]
-    base = [*addon.pip_requirements] if addon.overlay(release) else []
+    # (an overlay holds our package too since 'ours-in-overlay': the
+    # overlays made before are redone)
+    base = [*addon.pip_requirements, 'ours-in-overlay'] \
+        if addon.overlay(release) else []
     # a constraints file (after -c) counts by its content
     pins = [pathlib.Path(item).read_text() if os.path.isfile(item) else item
             for item in [*addon.requirements(release), *base]]
@@ -246,7 +249,10 @@ def ensure_venv(ctx: Context, addon: Addon) -> None:
     argv = [*addon.requirements(release), '-e', str(mc_settings.REPO)]
     if addon.overlay(release):
         _link_base(ctx.venv, venv_path(addon, addon.release))
-        argv = ['--no-deps', *addon.requirements(release)]
+        # ours too: its console scripts (placement-ext-manage, our
+        # conductor) in the overlay's bin, run by the overlay's python
+        argv = ['--no-deps', *addon.requirements(release), '-e',
+                str(mc_settings.REPO)]
     log = ctx.venv / 'pip-install.log'
     lifecycle.log(f'installing {addon.name} {release} into {ctx.venv} '
                   f'with uv (a minute or two the first time; log: {log})')
