@@ -112,18 +112,23 @@ def _prepare_folder(s: mc_settings.Settings) -> None:
 def _keystone_setup(s: mc_settings.Settings) -> None:
     manage = [_venv_bin(s, 'keystone-manage'), '--config-file',
               str(s.path('etc', 'keystone.conf'))]
-    if not schema_cache.load(s, 'keystone', KEYSTONE_DB):
-        _run(s, 'keystone-manage', [*manage, 'db_sync'])
-        schema_cache.save(s, 'keystone', KEYSTONE_DB)
-    for cmd in ('fernet_setup', 'credential_setup'):
-        _run(s, 'keystone-manage', [*manage, cmd, '--keystone-user', 'root',
-                                    '--keystone-group', 'root'])
-    url = s.url('keystone') + '/v3/'
-    _run(s, 'keystone-manage', [
-        *manage, 'bootstrap', '--bootstrap-password', 'admin',
-        '--bootstrap-region-id', configs.REGION,
-        '--bootstrap-public-url', url, '--bootstrap-internal-url', url,
-        '--bootstrap-admin-url', url])
+    # the key repositories need no database: made beside the schema and
+    # the bootstrap (each keystone-manage is seconds of imports)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        keys = [pool.submit(_run, s, f'keystone-manage-{cmd}', [
+            *manage, cmd, '--keystone-user', 'root', '--keystone-group',
+            'root']) for cmd in ('fernet_setup', 'credential_setup')]
+        if not schema_cache.load(s, 'keystone', KEYSTONE_DB):
+            _run(s, 'keystone-manage', [*manage, 'db_sync'])
+            schema_cache.save(s, 'keystone', KEYSTONE_DB)
+        url = s.url('keystone') + '/v3/'
+        _run(s, 'keystone-manage', [
+            *manage, 'bootstrap', '--bootstrap-password', 'admin',
+            '--bootstrap-region-id', configs.REGION,
+            '--bootstrap-public-url', url, '--bootstrap-internal-url', url,
+            '--bootstrap-admin-url', url])
+        for future in keys:
+            future.result()
 
 
 def _schema_jobs(s: mc_settings.Settings) -> dict[str, list[list[str]]]:
