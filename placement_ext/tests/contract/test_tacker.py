@@ -6,6 +6,18 @@ from placement_ext.adapters.tacker import compat
 from placement_ext.tests.contract import base
 
 
+def _instance(**fields: object) -> object:
+    """Tacker's VnfInstanceV2 ``i1`` with one OpenStack VIM."""
+    from tacker.sol_refactored import objects
+
+    objects.register_all()
+    return objects.VnfInstanceV2(id='i1', vimConnectionInfo={
+        'vim1': objects.VimConnectionInfo(
+            vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
+            interfaceInfo={'endpoint': 'http://keystone/v3'},
+            accessInfo={'username': 'u', 'password': 'p',
+                        'project': 'nfv'})}, **fields)
+
 class TestTackerContract(base.ContractTestCase):
 
     compat = compat
@@ -41,17 +53,9 @@ class TestTackerContract(base.ContractTestCase):
         import threading
         from unittest import mock
 
-        from tacker.sol_refactored import objects
-
         from placement_ext.adapters.tacker import driver
 
-        objects.register_all()
-        inst = objects.VnfInstanceV2(id='i1', vimConnectionInfo={
-            'vim1': objects.VimConnectionInfo(
-                vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
-                interfaceInfo={'endpoint': 'http://keystone/v3'},
-                accessInfo={'username': 'u', 'password': 'p',
-                            'project': 'nfv'})})
+        inst = _instance()
         runtimes = mock.Mock()
         session = runtimes.get.return_value.sessions.get
         driver._warm_up(inst, runtimes)
@@ -88,12 +92,7 @@ class TestTackerContract(base.ContractTestCase):
         from placement_ext.adapters.tacker import driver
 
         objects.register_all()
-        inst = objects.VnfInstanceV2(id='i1', vimConnectionInfo={
-            'vim1': objects.VimConnectionInfo(
-                vimType='ETSINFV.OPENSTACK_KEYSTONE.V_3',
-                interfaceInfo={'endpoint': 'http://keystone/v3'},
-                accessInfo={'username': 'u', 'password': 'p',
-                            'project': 'nfv'})},
+        inst = _instance(
             instantiatedVnfInfo=objects.VnfInstanceV2_InstantiatedVnfInfo(
                 flavourId='simple', vnfState='STARTED',
                 metadata={'stack_id': 's1'}))
